@@ -1,0 +1,66 @@
+from django.contrib import admin
+
+from kit.models import Competency, FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+
+
+@admin.register(Role)
+class RoleAdmin(admin.ModelAdmin):
+    list_display = ["name"]
+    search_fields = ["name"]
+
+
+@admin.register(Level)
+class LevelAdmin(admin.ModelAdmin):
+    list_display = ["name", "rank", "title"]
+
+
+@admin.register(Competency)
+class CompetencyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name"]
+    search_fields = ["slug", "name"]
+
+
+class RubricInline(admin.TabularInline):
+    model = RubricItem
+    extra = 0
+
+
+class FollowUpInline(admin.TabularInline):
+    model = FollowUp
+    extra = 0
+
+
+@admin.register(QuestionVersion)
+class QuestionVersionAdmin(admin.ModelAdmin):
+    list_display = ["question", "number", "minutes", "scale_max", "in_use", "created_at"]
+    list_filter = ["in_use"]
+    list_select_related = ["question"]
+    search_fields = ["question__title", "prompt"]
+    inlines = [RubricInline, FollowUpInline]
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        # A version in use is a record of what was asked; edits make a new version elsewhere.
+        return not (obj and obj.in_use) and super().has_change_permission(request, obj)
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ["title", "role", "status", "min_level", "max_level"]
+    list_filter = ["role", "status", "competencies"]
+    list_select_related = ["role", "min_level", "max_level"]
+    search_fields = ["title", "current__prompt"]
+    filter_horizontal = ["competencies"]
+    readonly_fields = ["current"]
+
+
+@admin.register(RubricItem)
+class RubricItemAdmin(admin.ModelAdmin):
+    list_display = ["text", "kind", "version"]
+    list_filter = ["kind"]
+    list_select_related = ["version__question"]
+
+
+@admin.register(FollowUp)
+class FollowUpAdmin(admin.ModelAdmin):
+    list_display = ["text", "version"]
+    list_select_related = ["version__question"]

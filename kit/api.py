@@ -1,0 +1,116 @@
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
+
+from kit import selectors, services
+from kit.filters import QuestionFilter
+from kit.models import Competency, Level, Question, Role
+from kit.permissions import IsLeadOrReadOnly
+from kit.serializers import (
+    CompetencySerializer,
+    LevelSerializer,
+    QuestionDetailSerializer,
+    QuestionInputSerializer,
+    QuestionListSerializer,
+    RoleSerializer,
+)
+
+
+class RoleViewSet(viewsets.ModelViewSet):
+    queryset = Role.objects.all()
+    serializer_class = RoleSerializer
+    permission_classes = [IsLeadOrReadOnly]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+
+class LevelViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Level.objects.all()
+    serializer_class = LevelSerializer
+    pagination_class = None
+
+
+class CompetencyViewSet(viewsets.ModelViewSet):
+    queryset = Competency.objects.all()
+    serializer_class = CompetencySerializer
+    permission_classes = [IsLeadOrReadOnly]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+    pagination_class = None
+
+
+class QuestionViewSet(viewsets.ModelViewSet):
+    """The question bank. Everyone signed in reads it; calibration leads edit it.
+
+    Editing the text, timing, scale or rubric of a question already used in an
+    interview creates a new version; earlier versions stay readable.
+    """
+
+    permission_classes = [IsLeadOrReadOnly]
+    filterset_class = QuestionFilter
+    http_method_names = ["get", "post", "put", "head", "options"]
+
+    def get_queryset(self) -> QuerySet[Question]:
+        questions = selectors.question_list()
+        if self.action != "list":
+            questions = questions.prefetch_related(
+                "current__rubric", "current__follow_ups", "versions"
+            )
+        return questions
+
+    def get_serializer_class(self) -> type[BaseSerializer]:
+        if self.action in ("create", "update"):
+            return QuestionInputSerializer
+        if self.action == "retrieve":
+            return QuestionDetailSerializer
+        return QuestionListSerializer
+
+    @extend_schema(request=QuestionInputSerializer, responses={201: QuestionDetailSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = self._validated(request)
+        question = services.question_create(
+            role=data["role"], meta=self._meta(data), content=self._content(data), by=request.user
+        )
+        return self._detail(question.pk, status.HTTP_201_CREATED)
+
+    @extend_schema(request=QuestionInputSerializer, responses={200: QuestionDetailSerializer})
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        question = self.get_object()
+        data = self._validated(request)
+        if data["role"] != question.role:
+            return Response({"role": ["A question cannot move to another role."]}, status=400)
+        services.question_update(
+            question=question, meta=self._meta(data), content=self._content(data), by=request.user
+        )
+        return self._detail(question.pk, status.HTTP_200_OK)
+
+    def _validated(self, request: Request) -> dict[str, Any]:
+        serializer = QuestionInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def _meta(self, data: dict[str, Any]) -> services.Meta:
+        return services.Meta(
+            title=data["title"],
+            status=data["status"],
+            competencies=data["competencies"],
+            min_level=data["min_level"],
+            max_level=data["max_level"],
+        )
+
+    def _content(self, data: dict[str, Any]) -> services.Content:
+        return services.Content(
+            prompt=data["prompt"],
+            outline=data["outline"],
+            minutes=data["minutes"],
+            scale_max=data["scale_max"],
+            follow_ups=tuple(data["follow_ups"]),
+            rubric=tuple((item["text"], item["kind"]) for item in data["rubric"]),
+        )
+
+    def _detail(self, pk: int, code: int) -> Response:
+        question = self.get_queryset().get(pk=pk)
+        return Response(QuestionDetailSerializer(question).data, status=code)

@@ -1,0 +1,11 @@
+from rest_framework.routers import DefaultRouter
+
+from kit import api
+
+router = DefaultRouter()
+router.register("roles", api.RoleViewSet, basename="role")
+router.register("levels", api.LevelViewSet, basename="level")
+router.register("competencies", api.CompetencyViewSet, basename="competency")
+router.register("questions", api.QuestionViewSet, basename="question")
+
+urlpatterns = router.urls

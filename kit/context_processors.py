@@ -1,0 +1,15 @@
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from kit.permissions import is_lead, is_recruiter
+
+
+def personas(request: HttpRequest) -> dict[str, Any]:
+    user = request.user
+    return {
+        "site_name": settings.SITE_NAME,
+        "is_recruiter": is_recruiter(user),
+        "is_lead": is_lead(user),
+    }

@@ -1,0 +1,38 @@
+"""Who may do what. People get a persona through group membership."""
+
+from django.contrib.auth.models import AnonymousUser, User
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+RECRUITER = "Recruiters"
+LEAD = "Calibration leads"
+INTERVIEWER = "Interviewers"
+PERSONAS = (RECRUITER, LEAD, INTERVIEWER)
+
+
+def _groups(user: User | AnonymousUser) -> set[str]:
+    if not user.is_authenticated:
+        return set()
+    cached = getattr(user, "_persona_groups", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        user._persona_groups = cached  # type: ignore[union-attr]
+    return cached
+
+
+def is_recruiter(user: User | AnonymousUser) -> bool:
+    return user.is_superuser or RECRUITER in _groups(user)
+
+
+def is_lead(user: User | AnonymousUser) -> bool:
+    return user.is_superuser or LEAD in _groups(user)
+
+
+class IsLeadOrReadOnly(BasePermission):
+    """Everyone signed in reads the bank; calibration leads edit it."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if not request.user.is_authenticated:
+            return False
+        return request.method in SAFE_METHODS or is_lead(request.user)

@@ -1,0 +1,101 @@
+from rest_framework import serializers
+
+from kit.models import Competency, FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+
+
+class RoleSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Role
+        fields = ["id", "name", "description"]
+
+
+class LevelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Level
+        fields = ["id", "name", "rank", "title"]
+
+
+class CompetencySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Competency
+        fields = ["id", "slug", "name", "description"]
+
+
+class RubricItemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RubricItem
+        fields = ["id", "text", "kind", "order"]
+
+
+class FollowUpSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = FollowUp
+        fields = ["id", "text", "order"]
+
+
+class LevelRangeSerializer(serializers.Serializer):
+    min = serializers.CharField(source="min_level.name", allow_null=True, default=None)
+    max = serializers.CharField(source="max_level.name", allow_null=True, default=None)
+
+
+class QuestionListSerializer(serializers.ModelSerializer):
+    role = serializers.CharField(source="role.name")
+    competencies = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    levels = LevelRangeSerializer(source="*")
+    version = serializers.IntegerField(source="current.number")
+    prompt = serializers.CharField(source="current.prompt")
+    minutes = serializers.IntegerField(source="current.minutes")
+    scale_max = serializers.IntegerField(source="current.scale_max")
+
+    class Meta:
+        model = Question
+        fields = [
+            "id", "title", "role", "status", "competencies", "levels",
+            "version", "prompt", "minutes", "scale_max",
+        ]  # fmt: skip
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    rubric = RubricItemSerializer(many=True)
+    follow_ups = FollowUpSerializer(many=True)
+
+    class Meta:
+        model = QuestionVersion
+        fields = [
+            "id", "number", "prompt", "outline", "minutes", "scale_max",
+            "rubric", "follow_ups", "in_use", "created_at",
+        ]  # fmt: skip
+
+
+class QuestionDetailSerializer(QuestionListSerializer):
+    current = VersionSerializer()
+    versions = serializers.SlugRelatedField(slug_field="number", many=True, read_only=True)
+
+    class Meta(QuestionListSerializer.Meta):
+        fields = [*QuestionListSerializer.Meta.fields, "current", "versions"]
+
+
+class RubricInputSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=1000)
+    kind = serializers.ChoiceField(choices=RubricItem.Kind.choices, default=RubricItem.Kind.CORE)
+
+
+class QuestionInputSerializer(serializers.Serializer):
+    role = serializers.SlugRelatedField(slug_field="name", queryset=Role.objects.all())
+    title = serializers.CharField(max_length=120)
+    prompt = serializers.CharField()
+    outline = serializers.CharField()
+    follow_ups = serializers.ListField(child=serializers.CharField(), default=list)
+    rubric = RubricInputSerializer(many=True, required=False, default=list)
+    competencies = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Competency.objects.all(), many=True, default=list
+    )
+    min_level = serializers.SlugRelatedField(
+        slug_field="name", queryset=Level.objects.all(), allow_null=True, default=None
+    )
+    max_level = serializers.SlugRelatedField(
+        slug_field="name", queryset=Level.objects.all(), allow_null=True, default=None
+    )
+    minutes = serializers.IntegerField(min_value=1, max_value=240, default=15)
+    scale_max = serializers.IntegerField(min_value=2, max_value=10, default=4)
+    status = serializers.ChoiceField(choices=Question.Status.choices, default="active")

@@ -1,0 +1,319 @@
+"""Writes to the question bank."""
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.text import slugify
+
+from config.exceptions import ApplicationError
+from kit.importers import ImportProblem, QuestionRecord
+from kit.models import Competency, FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+from kit.rubric import derive_rubric
+
+
+@dataclass(frozen=True)
+class Content:
+    """The versioned part of a question: what is asked and what it is rated against."""
+
+    prompt: str
+    outline: str
+    minutes: int = 15
+    scale_max: int = 4
+    follow_ups: tuple[str, ...] = ()
+    # Empty means "derive from the outline".
+    rubric: tuple[tuple[str, str], ...] = ()
+
+    def with_rubric(self) -> "Content":
+        if self.rubric:
+            return self
+        derived = tuple((item.text, item.kind) for item in derive_rubric(self.outline))
+        return Content(
+            self.prompt, self.outline, self.minutes, self.scale_max, self.follow_ups, derived
+        )
+
+
+def content_of(version: QuestionVersion) -> Content:
+    return Content(
+        prompt=version.prompt,
+        outline=version.outline,
+        minutes=version.minutes,
+        scale_max=version.scale_max,
+        follow_ups=tuple(f.text for f in version.follow_ups.all()),
+        rubric=tuple((r.text, r.kind) for r in version.rubric.all()),
+    )
+
+
+@dataclass
+class Meta:
+    """The unversioned part of a question: how it is found and filed."""
+
+    title: str
+    status: str = Question.Status.ACTIVE
+    competencies: list[Competency] = field(default_factory=list)
+    min_level: Level | None = None
+    max_level: Level | None = None
+
+
+def _write_version(version: QuestionVersion, content: Content) -> None:
+    content = content.with_rubric()
+    version.prompt = content.prompt
+    version.outline = content.outline
+    version.minutes = content.minutes
+    version.scale_max = content.scale_max
+    version.full_clean(exclude=["question"])
+    version.save()
+    version.rubric.all().delete()
+    version.follow_ups.all().delete()
+    RubricItem.objects.bulk_create(
+        RubricItem(version=version, text=text, kind=kind, order=i)
+        for i, (text, kind) in enumerate(content.rubric, start=1)
+    )
+    FollowUp.objects.bulk_create(
+        FollowUp(version=version, text=text, order=i)
+        for i, text in enumerate(content.follow_ups, start=1)
+    )
+
+
+def _check_levels(min_level: Level | None, max_level: Level | None) -> None:
+    if min_level and max_level and min_level.rank > max_level.rank:
+        raise ApplicationError(f"level range is reversed: {min_level} is above {max_level}")
+
+
+@transaction.atomic
+def question_create(
+    *, role: Role, meta: Meta, content: Content, by: AbstractBaseUser | None = None
+) -> Question:
+    _check_levels(meta.min_level, meta.max_level)
+    question = Question(
+        role=role,
+        title=meta.title,
+        status=meta.status,
+        min_level=meta.min_level,
+        max_level=meta.max_level,
+    )
+    question.full_clean()
+    question.save()
+    question.competencies.set(meta.competencies)
+    version = QuestionVersion(question=question, number=1, created_by=by)
+    _write_version(version, content)
+    question.current = version
+    question.save(update_fields=["current"])
+    return question
+
+
+@transaction.atomic
+def question_update(
+    *,
+    question: Question,
+    meta: Meta | None = None,
+    content: Content | None = None,
+    by: AbstractBaseUser | None = None,
+) -> bool:
+    """Apply changes; return whether anything changed.
+
+    A content change to a version already in use makes a new version, so every
+    interview and rating keeps the text and rubric it was given against.
+    """
+    changed = False
+    if meta is not None:
+        _check_levels(meta.min_level, meta.max_level)
+        before = (question.title, question.status, question.min_level_id, question.max_level_id)
+        question.title = meta.title
+        question.status = meta.status
+        question.min_level = meta.min_level
+        question.max_level = meta.max_level
+        after = (question.title, question.status, question.min_level_id, question.max_level_id)
+        if before != after:
+            question.full_clean()
+            question.save()
+            changed = True
+        wanted = {c.pk for c in meta.competencies}
+        if wanted != {c.pk for c in question.competencies.all()}:
+            question.competencies.set(meta.competencies)
+            changed = True
+    if content is not None:
+        current = question.current
+        assert current is not None
+        if content.with_rubric() != content_of(current):
+            if current.in_use:
+                latest = question.versions.order_by("-number").values_list("number", flat=True)[0]
+                version = QuestionVersion(question=question, number=latest + 1, created_by=by)
+                _write_version(version, content)
+                question.current = version
+                question.save(update_fields=["current", "updated_at"])
+            else:
+                _write_version(current, content)
+            changed = True
+    return changed
+
+
+def question_version_mark_used(*, version: QuestionVersion) -> None:
+    """Freeze a version: from now on an edit of its question makes a new version."""
+    if not version.in_use:
+        QuestionVersion.objects.filter(pk=version.pk).update(in_use=True)
+        version.in_use = True
+
+
+def rubric_item_update(*, item: RubricItem, text: str, kind: str) -> RubricItem:
+    if item.version.in_use:
+        raise ApplicationError("this rubric is in use; edit the question to make a new version")
+    item.text = " ".join(text.split())
+    item.kind = kind
+    item.full_clean()
+    item.save()
+    return item
+
+
+# --- import -------------------------------------------------------------------------
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    follow_ups: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.created + self.updated + self.unchanged
+
+
+def derive_title(prompt: str, *, words: int = 9) -> str:
+    first = re.split(r"(?<=[.?!])\s", prompt, maxsplit=1)[0].rstrip(".?!")
+    parts = first.split()
+    title = " ".join(parts[:words])
+    if len(parts) > words:
+        title = title.rstrip(",;:") + "…"
+    return title[:120]
+
+
+def _resolve_role(name: str, roles: dict[str, Role]) -> Role:
+    key = name.casefold()
+    if key not in roles:
+        existing = Role.objects.filter(name__iexact=name).first()
+        roles[key] = existing or Role.objects.create(name=name)
+    return roles[key]
+
+
+def _resolve_competencies(slugs: list[str], path: str, line: int) -> list[Competency]:
+    found = []
+    for raw in slugs:
+        slug = slugify(raw)
+        if not slug:
+            raise ImportProblem(path, line, f"competency '{raw}' has no letters or digits")
+        competency, _ = Competency.objects.get_or_create(
+            slug=slug, defaults={"name": raw.replace("-", " ").capitalize()}
+        )
+        found.append(competency)
+    return found
+
+
+def _resolve_level(
+    name: str | None, levels: dict[str, Level], path: str, line: int
+) -> Level | None:
+    if name is None:
+        return None
+    if name.upper() not in levels:
+        known = ", ".join(levels) or "none"
+        raise ImportProblem(path, line, f"unknown level '{name}' (known levels: {known})")
+    return levels[name.upper()]
+
+
+def _find_existing(role: Role, record: QuestionRecord) -> Question | None:
+    questions = Question.objects.select_related("current").filter(role=role)
+    if record.title:
+        return questions.filter(title=record.title).first()
+    return questions.filter(current__prompt=record.prompt).first()
+
+
+def _unique_title(role: Role, title: str) -> str:
+    candidate, n = title, 2
+    while Question.objects.filter(role=role, title=candidate).exists():
+        candidate, n = f"{title} ({n})", n + 1
+    return candidate
+
+
+@transaction.atomic
+def questions_import(
+    *,
+    records: Iterable[QuestionRecord],
+    path: str,
+    default_role: str | None,
+    by: AbstractBaseUser | None = None,
+    structured: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> ImportResult:
+    """Create or update the questions in `records`, in one transaction.
+
+    1. Each record's role is its own, else `default_role`; a missing role is an error.
+    2. An existing question is found by title, or (untitled records) by its current prompt.
+    3. Plain-text records carry only prompt, outline and follow-ups: metadata a lead
+       set in the product (levels, competencies, an edited rubric) survives a re-import.
+    4. Any problem raises ImportProblem naming the record's line; the transaction
+       rolls back, so a bad file writes nothing.
+    """
+    result = ImportResult()
+    roles: dict[str, Role] = {}
+    levels = {level.name.upper(): level for level in Level.objects.all()}
+    for index, record in enumerate(records, start=1):
+        name = record.role or default_role
+        if not name:
+            raise ImportProblem(
+                path, record.line, "question has no role (add 'role' or use --role)"
+            )
+        role = _resolve_role(name, roles)
+        existing = _find_existing(role, record)
+        content = Content(
+            prompt=record.prompt,
+            outline=record.outline,
+            minutes=record.minutes,
+            scale_max=record.scale_max,
+            follow_ups=tuple(record.follow_ups),
+            rubric=tuple(record.rubric or ()),
+        )
+        meta = None
+        if structured:
+            meta = Meta(
+                title=record.title or (existing.title if existing else derive_title(record.prompt)),
+                status=record.status,
+                competencies=_resolve_competencies(record.competencies, path, record.line),
+                min_level=_resolve_level(record.level_min, levels, path, record.line),
+                max_level=_resolve_level(record.level_max, levels, path, record.line),
+            )
+        try:
+            if existing is None:
+                meta = meta or Meta(title=_unique_title(role, derive_title(record.prompt)))
+                if not record.title:
+                    meta.title = _unique_title(role, meta.title)
+                question_create(role=role, meta=meta, content=content, by=by)
+                result.created += 1
+            else:
+                if not structured:
+                    current = content_of(existing.current)  # type: ignore[arg-type]
+                    # Keep a lead's rubric edits and timing unless the outline itself changed.
+                    keep = current.outline == content.outline
+                    content = Content(
+                        content.prompt,
+                        content.outline,
+                        current.minutes,
+                        current.scale_max,
+                        content.follow_ups,
+                        current.rubric if keep else (),
+                    )
+                if question_update(question=existing, meta=meta, content=content, by=by):
+                    result.updated += 1
+                else:
+                    result.unchanged += 1
+        except ApplicationError as exc:
+            raise ImportProblem(path, record.line, exc.message) from None
+        except ValidationError as exc:
+            raise ImportProblem(path, record.line, "; ".join(exc.messages)) from None
+        result.follow_ups += len(content.follow_ups)
+        if progress:
+            progress(index)
+    return result

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from kit import views
+
+app_name = "kit"
+urlpatterns = [
+    path("", views.question_list, name="question-list"),
+    path("questions/<int:pk>/", views.question_detail, name="question-detail"),
+]

@@ -1,0 +1,83 @@
+"""Shared fixtures: personas, API clients, and the rule for optional services.
+
+Tests that need PostgreSQL, Redis or Chromium run whenever those are present.
+On a laptop without them they are skipped; in CI (CI=true) they fail instead,
+so a broken CI environment cannot pass by skipping.
+"""
+
+import os
+import shutil
+import socket
+
+import pytest
+from django.contrib.auth.models import Group, User
+from rest_framework.test import APIClient
+
+from kit.permissions import INTERVIEWER, LEAD, RECRUITER
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def need(what: str, available: bool) -> None:
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required in CI but is not available")
+    pytest.skip(f"{what} is not available here")
+
+
+def port_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def chromium_path() -> str | None:
+    return "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else shutil.which("chromium")
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hasher(settings):  # type: ignore[no-untyped-def]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def make_user(username: str, persona: str | None = None, **extra: str) -> User:
+    user = User.objects.create_user(
+        username=username, password="pw", email=f"{username}@example.com", **extra
+    )
+    if persona:
+        user.groups.add(Group.objects.get(name=persona))
+    return user
+
+
+@pytest.fixture
+def recruiter(db) -> User:  # type: ignore[no-untyped-def]
+    return make_user("rita", RECRUITER, first_name="Rita")
+
+
+@pytest.fixture
+def lead(db) -> User:  # type: ignore[no-untyped-def]
+    return make_user("leo", LEAD, first_name="Leo")
+
+
+@pytest.fixture
+def interviewer(db) -> User:  # type: ignore[no-untyped-def]
+    return make_user("ines", INTERVIEWER, first_name="Ines")
+
+
+@pytest.fixture
+def other_interviewer(db) -> User:  # type: ignore[no-untyped-def]
+    return make_user("omar", INTERVIEWER, first_name="Omar")
+
+
+@pytest.fixture
+def api() -> APIClient:
+    return APIClient()
+
+
+def client_for(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
