@@ -4,18 +4,20 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from kit import views as kit_views
+from interviews import views as interview_views
 
 api_v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("", include("kit.api_urls")),
+    path("", include("interviews.api_urls")),
 ]
 
 urlpatterns = [
-    path("", kit_views.home, name="home"),
+    path("", interview_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("bank/", include("kit.urls")),
+    path("", include("interviews.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,6 +1,16 @@
 from django.contrib import admin
 
-from kit.models import Competency, FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+from kit.models import (
+    Competency,
+    FollowUp,
+    Level,
+    LoopSlot,
+    LoopTemplate,
+    Question,
+    QuestionVersion,
+    Role,
+    RubricItem,
+)
 
 
 @admin.register(Role)
@@ -64,3 +74,17 @@ class RubricItemAdmin(admin.ModelAdmin):
 class FollowUpAdmin(admin.ModelAdmin):
     list_display = ["text", "version"]
     list_select_related = ["version__question"]
+
+
+class LoopSlotInline(admin.StackedInline):
+    model = LoopSlot
+    extra = 0
+    filter_horizontal = ["competencies"]
+
+
+@admin.register(LoopTemplate)
+class LoopTemplateAdmin(admin.ModelAdmin):
+    list_display = ["name", "role", "level"]
+    list_filter = ["role"]
+    list_select_related = ["role", "level"]
+    inlines = [LoopSlotInline]

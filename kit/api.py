@@ -9,11 +9,13 @@ from rest_framework.serializers import BaseSerializer
 
 from kit import selectors, services
 from kit.filters import QuestionFilter
-from kit.models import Competency, Level, Question, Role
-from kit.permissions import IsLeadOrReadOnly
+from kit.models import Competency, Level, LoopTemplate, Question, Role
+from kit.permissions import IsLeadOrReadOnly, IsPlannerOrReadOnly
 from kit.serializers import (
     CompetencySerializer,
     LevelSerializer,
+    LoopTemplateInputSerializer,
+    LoopTemplateSerializer,
     QuestionDetailSerializer,
     QuestionInputSerializer,
     QuestionListSerializer,
@@ -114,3 +116,58 @@ class QuestionViewSet(viewsets.ModelViewSet):
     def _detail(self, pk: int, code: int) -> Response:
         question = self.get_queryset().get(pk=pk)
         return Response(QuestionDetailSerializer(question).data, status=code)
+
+
+class LoopTemplateViewSet(viewsets.ModelViewSet):
+    """Loop templates per role and level. Saving one for an existing role and level replaces it."""
+
+    permission_classes = [IsPlannerOrReadOnly]
+    serializer_class = LoopTemplateSerializer
+    http_method_names = ["get", "post", "put", "head", "options"]
+    filterset_fields = ["role", "level"]
+    pagination_class = None
+
+    def get_queryset(self) -> QuerySet[LoopTemplate]:
+        return LoopTemplate.objects.select_related("role", "level").prefetch_related(
+            "slots__competencies"
+        )
+
+    @extend_schema(request=LoopTemplateInputSerializer, responses={201: LoopTemplateSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        template = self._save(request)
+        return Response(self._out(template.pk), status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=LoopTemplateInputSerializer, responses={200: LoopTemplateSerializer})
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        template = self.get_object()
+        data = LoopTemplateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        if (data.validated_data["role"], data.validated_data["level"]) != (
+            template.role,
+            template.level,
+        ):
+            return Response({"detail": "A template keeps its role and level."}, status=400)
+        return Response(self._out(self._save(request).pk))
+
+    def _save(self, request: Request) -> LoopTemplate:
+        serializer = LoopTemplateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        return services.loop_template_save(
+            role=data["role"],
+            level=data["level"],
+            name=data["name"],
+            slots=[
+                services.SlotData(
+                    title=s["title"],
+                    minutes=s["minutes"],
+                    competencies=tuple(s["competencies"]),
+                    question_count=s["question_count"],
+                    interviewer_count=s["interviewer_count"],
+                )
+                for s in data["slots"]
+            ],
+        )
+
+    def _out(self, pk: int) -> dict[str, Any]:
+        return LoopTemplateSerializer(self.get_queryset().get(pk=pk)).data

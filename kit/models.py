@@ -155,3 +155,45 @@ class FollowUp(models.Model):
 
     def __str__(self) -> str:
         return self.text
+
+
+class LoopTemplate(models.Model):
+    """The interviews a role's level is assessed with, in order."""
+
+    role = models.ForeignKey(Role, on_delete=models.PROTECT, related_name="loop_templates")
+    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="loop_templates")
+    name = models.CharField(max_length=120)
+
+    class Meta:
+        ordering = ["role_id", "level__rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["role", "level"], name="one_template_per_role_level"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LoopSlot(models.Model):
+    template = models.ForeignKey(LoopTemplate, on_delete=models.CASCADE, related_name="slots")
+    order = models.PositiveSmallIntegerField()
+    title = models.CharField(max_length=120)
+    competencies = models.ManyToManyField(Competency, blank=True, related_name="+")
+    minutes = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(5), MaxValueValidator(240)]
+    )
+    question_count = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1), MaxValueValidator(10)]
+    )
+    interviewer_count = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(5)]
+    )
+
+    class Meta:
+        ordering = ["template_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["template", "order"], name="slot_order_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title

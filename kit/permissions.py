@@ -36,3 +36,13 @@ class IsLeadOrReadOnly(BasePermission):
         if not request.user.is_authenticated:
             return False
         return request.method in SAFE_METHODS or is_lead(request.user)
+
+
+class IsPlannerOrReadOnly(BasePermission):
+    """Everyone signed in reads loop templates; recruiters and leads edit them."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if not request.user.is_authenticated:
+            return False
+        user = request.user
+        return request.method in SAFE_METHODS or is_recruiter(user) or is_lead(user)

@@ -1,6 +1,16 @@
 from rest_framework import serializers
 
-from kit.models import Competency, FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+from kit.models import (
+    Competency,
+    FollowUp,
+    Level,
+    LoopSlot,
+    LoopTemplate,
+    Question,
+    QuestionVersion,
+    Role,
+    RubricItem,
+)
 
 
 class RoleSerializer(serializers.ModelSerializer):
@@ -99,3 +109,38 @@ class QuestionInputSerializer(serializers.Serializer):
     minutes = serializers.IntegerField(min_value=1, max_value=240, default=15)
     scale_max = serializers.IntegerField(min_value=2, max_value=10, default=4)
     status = serializers.ChoiceField(choices=Question.Status.choices, default="active")
+
+
+class LoopSlotSerializer(serializers.ModelSerializer):
+    competencies = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+
+    class Meta:
+        model = LoopSlot
+        fields = [
+            "id", "order", "title", "minutes", "competencies", "question_count", "interviewer_count"
+        ]  # fmt: skip
+
+
+class LoopTemplateSerializer(serializers.ModelSerializer):
+    role = serializers.CharField(source="role.name")
+    level = serializers.CharField(source="level.name")
+    slots = LoopSlotSerializer(many=True)
+
+    class Meta:
+        model = LoopTemplate
+        fields = ["id", "role", "level", "name", "slots"]
+
+
+class LoopSlotInputSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=120)
+    minutes = serializers.IntegerField(min_value=5, max_value=240)
+    competencies = serializers.ListField(child=serializers.SlugField(), default=list)
+    question_count = serializers.IntegerField(min_value=1, max_value=10, default=2)
+    interviewer_count = serializers.IntegerField(min_value=1, max_value=5, default=1)
+
+
+class LoopTemplateInputSerializer(serializers.Serializer):
+    role = serializers.SlugRelatedField(slug_field="name", queryset=Role.objects.all())
+    level = serializers.SlugRelatedField(slug_field="name", queryset=Level.objects.all())
+    name = serializers.CharField(max_length=120)
+    slots = LoopSlotInputSerializer(many=True, allow_empty=False)

@@ -11,7 +11,17 @@ from django.utils.text import slugify
 
 from config.exceptions import ApplicationError
 from kit.importers import ImportProblem, QuestionRecord
-from kit.models import Competency, FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+from kit.models import (
+    Competency,
+    FollowUp,
+    Level,
+    LoopSlot,
+    LoopTemplate,
+    Question,
+    QuestionVersion,
+    Role,
+    RubricItem,
+)
 from kit.rubric import derive_rubric
 
 
@@ -317,3 +327,79 @@ def questions_import(
         if progress:
             progress(index)
     return result
+
+
+# --- loop templates -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlotData:
+    title: str
+    minutes: int
+    competencies: tuple[str, ...] = ()
+    question_count: int = 2
+    interviewer_count: int = 1
+
+
+@transaction.atomic
+def loop_template_save(
+    *, role: Role, level: Level, name: str, slots: Iterable[SlotData]
+) -> LoopTemplate:
+    """Create or replace the template for a role and level, slots in the given order."""
+    slots = list(slots)
+    if not slots:
+        raise ApplicationError("A loop template needs at least one slot.")
+    template, _ = LoopTemplate.objects.get_or_create(
+        role=role, level=level, defaults={"name": name}
+    )
+    template.name = name
+    template.full_clean()
+    template.save()
+    template.slots.all().delete()
+    known = {
+        c.slug: c
+        for c in Competency.objects.filter(slug__in={s for d in slots for s in d.competencies})
+    }
+    for order, data in enumerate(slots, start=1):
+        missing = sorted(set(data.competencies) - set(known))
+        if missing:
+            raise ApplicationError(f"slot '{data.title}': unknown competency '{missing[0]}'")
+        slot = LoopSlot(
+            template=template,
+            order=order,
+            title=data.title,
+            minutes=data.minutes,
+            question_count=data.question_count,
+            interviewer_count=data.interviewer_count,
+        )
+        slot.full_clean()
+        slot.save()
+        slot.competencies.set([known[c] for c in data.competencies])
+    return template
+
+
+def loop_templates_import(*, document: dict) -> list[LoopTemplate]:
+    """Save the templates of a document {role: NAME, templates: {LEVEL: [slot, ...]}}."""
+    role = Role.objects.get(name=document["role"])
+    levels = {level.name: level for level in Level.objects.all()}
+    saved = []
+    for level_name, slots in document["templates"].items():
+        level = levels[level_name]
+        saved.append(
+            loop_template_save(
+                role=role,
+                level=level,
+                name=f"{role.name} {level.name}",
+                slots=[
+                    SlotData(
+                        title=s["title"],
+                        minutes=s["minutes"],
+                        competencies=tuple(s.get("competencies", ())),
+                        question_count=s.get("questions", 2),
+                        interviewer_count=s.get("interviewers", 1),
+                    )
+                    for s in slots
+                ],
+            )
+        )
+    return saved

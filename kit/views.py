@@ -1,16 +1,11 @@
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 
 from kit import selectors
 from kit.filters import QuestionFilter
 from kit.models import RubricItem
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    return redirect("kit:question-list")
 
 
 @login_required

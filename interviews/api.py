@@ -1,0 +1,168 @@
+from typing import Any
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from interviews import selectors, services
+from interviews.models import Candidate, Interview, Loop
+from interviews.serializers import (
+    AlternativeSerializer,
+    CandidateSerializer,
+    InterviewInputSerializer,
+    InterviewSerializer,
+    LoopInputSerializer,
+    LoopListSerializer,
+    LoopPreviewSerializer,
+    LoopSerializer,
+    ReorderInputSerializer,
+    SwapInputSerializer,
+)
+from kit.permissions import is_recruiter
+
+
+class RecruiterWrites(BasePermission):
+    """Reads follow the queryset's scoping (404 outside it); writes need a recruiter."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if not request.user.is_authenticated:
+            return False
+        return view.action in ("list", "retrieve", "alternatives") or is_recruiter(request.user)
+
+
+class CandidateViewSet(viewsets.ModelViewSet):
+    """Candidates and their contact details: recruiters only (others get 403, or 404 by id)."""
+
+    serializer_class = CandidateSerializer
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_permissions(self) -> list[BasePermission]:
+        return [RecruiterWrites()]
+
+    def get_queryset(self) -> QuerySet[Candidate]:
+        if not is_recruiter(self.request.user):
+            return Candidate.objects.none()
+        return Candidate.objects.all()
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if not is_recruiter(request.user):
+            raise PermissionDenied("Only recruiters see candidates.")
+        return super().list(request, *args, **kwargs)
+
+    def perform_create(self, serializer: CandidateSerializer) -> None:
+        serializer.instance = services.candidate_create(**serializer.validated_data)
+
+    def perform_update(self, serializer: CandidateSerializer) -> None:
+        serializer.instance = services.candidate_update(
+            candidate=serializer.instance, **serializer.validated_data
+        )
+
+
+class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Loops. `POST` with candidate, role and level assembles one from the level's template."""
+
+    permission_classes = [RecruiterWrites]
+    filterset_fields = ["status", "candidate"]
+
+    def get_queryset(self) -> QuerySet[Loop]:
+        loops = selectors.loops_visible_to(self.request.user)
+        if self.action == "retrieve":
+            return loops.prefetch_related(*selectors.LOOP_DETAIL_PREFETCH)
+        return loops
+
+    def get_serializer_class(self) -> type:
+        return LoopSerializer if self.action == "retrieve" else LoopListSerializer
+
+    @extend_schema(request=LoopInputSerializer, responses={201: LoopSerializer})
+    def create(self, request: Request) -> Response:
+        data = _valid(LoopInputSerializer, request)
+        loop = services.loop_create(**data, by=request.user)
+        loop = selectors.loop_get(user=request.user, pk=loop.pk)
+        return Response(LoopSerializer(loop).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=LoopInputSerializer, responses={200: LoopPreviewSerializer})
+    @action(detail=False, methods=["post"])
+    def preview(self, request: Request) -> Response:
+        """Show the loop assembly would build, with reasons and warnings, without saving it."""
+        plan = selectors.loop_plan(**_valid(LoopInputSerializer, request))
+        return Response(LoopPreviewSerializer(plan).data)
+
+
+class InterviewViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Interviews: recruiters see all; interviewers only those they sit on (others are 404)."""
+
+    serializer_class = InterviewSerializer
+    permission_classes = [RecruiterWrites]
+    http_method_names = ["get", "post", "put", "head", "options"]
+    filterset_fields = ["loop"]
+
+    def get_queryset(self) -> QuerySet[Interview]:
+        return selectors.interviews_visible_to(self.request.user).order_by("loop_id", "order")
+
+    @extend_schema(request=InterviewInputSerializer, responses={200: InterviewSerializer})
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Set the panel (interviewers, optional shadow) and the scheduled time."""
+        interview = self.get_object()
+        services.interview_update(interview=interview, **_valid(InterviewInputSerializer, request))
+        return self._fresh(interview.pk)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("item", int, required=True)],
+        responses={200: AlternativeSerializer(many=True)},
+    )
+    @action(detail=True, methods=["get"])
+    def alternatives(self, request: Request, pk: str) -> Response:
+        """Rank the questions that could replace one of this interview's questions."""
+        if not is_recruiter(request.user):
+            self.get_object()  # 404 for interviewers not on it
+            raise PermissionDenied("Only recruiters change loops.")
+        item = self._item(request.query_params.get("item"))
+        return Response(
+            AlternativeSerializer(selectors.swap_alternatives(item=item), many=True).data
+        )
+
+    @extend_schema(request=SwapInputSerializer, responses={200: InterviewSerializer})
+    @action(detail=True, methods=["post"])
+    def swap(self, request: Request, pk: str) -> Response:
+        """Replace one question with one of its ranked alternatives."""
+        data = _valid(SwapInputSerializer, request)
+        item = self._item(data["item"])
+        services.interview_question_swap(item=item, question=data["question"], by=request.user)
+        return self._fresh(item.interview_id)
+
+    @extend_schema(request=ReorderInputSerializer, responses={200: InterviewSerializer})
+    @action(detail=True, methods=["post"])
+    def reorder(self, request: Request, pk: str) -> Response:
+        interview = self.get_object()
+        data = _valid(ReorderInputSerializer, request)
+        services.interview_questions_reorder(interview=interview, order=data["order"])
+        return self._fresh(interview.pk)
+
+    def _item(self, raw: object) -> Any:
+        interview = self.get_object()
+        try:
+            pk = int(str(raw))
+        except ValueError:
+            pk = 0
+        return get_object_or_404(interview.questions.select_related("interview__loop"), pk=pk)
+
+    def _fresh(self, pk: int) -> Response:
+        return Response(InterviewSerializer(self.get_queryset().get(pk=pk)).data)
+
+
+def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

@@ -1,0 +1,135 @@
+from django.conf import settings
+from django.db import models
+
+from kit.models import Level, LoopSlot, LoopTemplate, Question, QuestionVersion, Role
+
+
+class Candidate(models.Model):
+    name = models.CharField(max_length=200)
+    # Contact details are for recruiters only; interviewers never see them.
+    email = models.EmailField(blank=True)
+    phone = models.CharField(max_length=40, blank=True)
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Loop(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        SCHEDULED = "scheduled"
+        IN_PROGRESS = "in_progress", "in progress"
+        DEBRIEF = "debrief"
+        DECIDED = "decided"
+
+    class Decision(models.TextChoices):
+        HIRE = "hire"
+        NO_HIRE = "no_hire", "no hire"
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="loops")
+    role = models.ForeignKey(Role, on_delete=models.PROTECT, related_name="loops")
+    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="loops")
+    template = models.ForeignKey(
+        LoopTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="loops"
+    )
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
+    # Slots assembly could not fill, as readable sentences.
+    warnings = models.JSONField(default=list, blank=True)
+    decision = models.CharField(max_length=8, choices=Decision.choices, blank=True)
+    decision_rationale = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.candidate} · {self.role} {self.level}"
+
+
+class Interview(models.Model):
+    loop = models.ForeignKey(Loop, on_delete=models.CASCADE, related_name="interviews")
+    slot = models.ForeignKey(
+        LoopSlot, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    order = models.PositiveSmallIntegerField()
+    title = models.CharField(max_length=120)
+    minutes = models.PositiveSmallIntegerField()
+    interviewers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Panelist", related_name="interviews"
+    )
+    scheduled_start = models.DateTimeField(null=True, blank=True)
+    scheduled_end = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["loop_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["loop", "order"], name="interview_order_unique"),
+            models.CheckConstraint(
+                condition=models.Q(scheduled_end__isnull=True)
+                | models.Q(scheduled_start__isnull=True)
+                | models.Q(scheduled_end__gt=models.F("scheduled_start")),
+                name="interview_ends_after_start",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.loop})"
+
+
+class Panelist(models.Model):
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="panel")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="panel_seats"
+    )
+    # A shadow sits in to learn; their scorecard is shown marked and does not count.
+    is_shadow = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["interview_id", "is_shadow", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["interview", "user"], name="one_seat_per_interviewer"),
+            models.UniqueConstraint(
+                fields=["interview"],
+                condition=models.Q(is_shadow=True),
+                name="one_shadow_per_interview",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.interview}{' (shadow)' if self.is_shadow else ''}"
+
+
+class InterviewQuestion(models.Model):
+    """A question assigned to an interview, pinned to the version it was given at."""
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="questions")
+    # Denormalised from the interview so the database itself forbids a repeat within a loop.
+    loop = models.ForeignKey(Loop, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="assignments")
+    version = models.ForeignKey(QuestionVersion, on_delete=models.PROTECT, related_name="+")
+    order = models.PositiveSmallIntegerField()
+    reason = models.CharField(max_length=300, blank=True)
+    assigned_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["interview_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["loop", "question"], name="question_once_per_loop"),
+            models.UniqueConstraint(fields=["interview", "order"], name="question_order_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.interview}: {self.order}. {self.question}"

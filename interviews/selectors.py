@@ -1,0 +1,221 @@
+"""Reads for candidates, loops and interviews, scoped to what the caller may see."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+
+from config.exceptions import ApplicationError
+from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_loop
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
+from kit.models import FollowUp, Level, LoopTemplate, Question, Role, RubricItem
+from kit.permissions import is_recruiter
+from kit.selectors import covers_level
+
+User = AbstractBaseUser | AnonymousUser
+
+
+# --- exposure ---------------------------------------------------------------------
+
+
+def exposure(question_ids: list[int] | None = None) -> dict[int, tuple[int, int]]:
+    """Return {question id: (times asked in 30 days, in 90 days)} in one query.
+
+    A question counts as asked on its interview's scheduled start, or when it
+    was assigned if the interview has no time yet.
+    """
+    now = timezone.now()
+    asked = InterviewQuestion.objects.annotate(
+        asked_at=Coalesce(F("interview__scheduled_start"), F("assigned_at"))
+    ).filter(asked_at__gte=now - timedelta(days=90), asked_at__lte=now)
+    if question_ids is not None:
+        asked = asked.filter(question_id__in=question_ids)
+    rows = asked.values("question_id").annotate(
+        last_30=Count("id", filter=Q(asked_at__gte=now - timedelta(days=30))),
+        last_90=Count("id"),
+    )
+    return {row["question_id"]: (row["last_30"], row["last_90"]) for row in rows}
+
+
+# --- assembly ---------------------------------------------------------------------
+
+
+def template_for(*, role: Role, level: Level) -> LoopTemplate:
+    template = (
+        LoopTemplate.objects.filter(role=role, level=level)
+        .prefetch_related("slots__competencies")
+        .first()
+    )
+    if template is None:
+        raise ApplicationError(f"There is no loop template for {role} at {level}.")
+    return template
+
+
+def slot_specs(template: LoopTemplate) -> list[SlotSpec]:
+    return [
+        SlotSpec(
+            slot_id=slot.pk,
+            title=slot.title,
+            minutes=slot.minutes,
+            question_count=slot.question_count,
+            interviewer_count=slot.interviewer_count,
+            competencies=frozenset(c.slug for c in slot.competencies.all()),
+        )
+        for slot in template.slots.all()
+    ]
+
+
+def options_for(*, role: Role, level: Level) -> list[Option]:
+    """Return the active questions a loop for this role and level may use (3 queries)."""
+    questions = (
+        Question.objects.filter(role=role, status=Question.Status.ACTIVE, current__isnull=False)
+        .filter(covers_level(level))
+        .select_related("current")
+        .prefetch_related("competencies")
+        .order_by("id")
+    )
+    seen = exposure()
+    return [
+        Option(
+            question_id=q.pk,
+            version_id=q.current_id,  # type: ignore[arg-type]
+            title=q.title,
+            minutes=q.current.minutes,  # type: ignore[union-attr]
+            competencies=frozenset(c.slug for c in q.competencies.all()),
+            exposure_30=seen.get(q.pk, (0, 0))[0],
+            exposure_90=seen.get(q.pk, (0, 0))[1],
+        )
+        for q in questions
+    ]
+
+
+def candidate_history(*, candidate: Candidate, exclude_loop: Loop | None = None) -> set[int]:
+    """Return the ids of every question the candidate was given in their loops."""
+    asked = InterviewQuestion.objects.filter(loop__candidate=candidate)
+    if exclude_loop is not None:
+        asked = asked.exclude(loop=exclude_loop)
+    return set(asked.values_list("question_id", flat=True))
+
+
+@dataclass
+class LoopPlan:
+    template: LoopTemplate
+    slots: list[SlotPlan]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [s.warning for s in self.slots if s.warning]
+
+
+def loop_plan(*, candidate: Candidate, role: Role, level: Level) -> LoopPlan:
+    """Return the loop assembly would build, without writing anything."""
+    template = template_for(role=role, level=level)
+    plans = plan_loop(
+        slot_specs(template),
+        options_for(role=role, level=level),
+        excluded=candidate_history(candidate=candidate),
+        level=level.name,
+    )
+    return LoopPlan(template=template, slots=plans)
+
+
+def swap_alternatives(*, item: InterviewQuestion, limit: int = 10) -> list[Option]:
+    """Return ranked questions that could replace `item` under the assembly rules."""
+    interview = item.interview
+    loop = interview.loop
+    slot = interview.slot
+    spec = SlotSpec(
+        title=interview.title,
+        minutes=interview.minutes,
+        question_count=0,
+        competencies=frozenset(c.slug for c in slot.competencies.all()) if slot else frozenset(),
+    )
+    options = options_for(role=loop.role, level=loop.level)
+    by_id = {o.question_id: o for o in options}
+    siblings = [q for q in interview.questions.all() if q.pk != item.pk]
+    keep = [by_id[q.question_id] for q in siblings if q.question_id in by_id]
+    taken = candidate_history(candidate=loop.candidate)  # includes this loop's questions
+    budget = interview.minutes - sum(q.version.minutes for q in siblings)
+    return alternatives(spec, options, keep=keep, taken=taken, budget=budget, limit=limit)
+
+
+# --- visibility ---------------------------------------------------------------------
+
+
+def candidate_list() -> QuerySet[Candidate]:
+    return Candidate.objects.annotate(loop_count=Count("loops"))
+
+
+def loops_visible_to(user: User) -> QuerySet[Loop]:
+    loops = Loop.objects.select_related("candidate", "role", "level")
+    if is_recruiter(user):
+        return loops
+    return loops.filter(interviews__panel__user=user).distinct()  # type: ignore[misc]
+
+
+def interviews_visible_to(user: User) -> QuerySet[Interview]:
+    """Return the interviews the user may open: all for recruiters, their own for others."""
+    interviews = Interview.objects.select_related(
+        "loop__candidate", "loop__role", "loop__level"
+    ).prefetch_related(
+        Prefetch("panel", queryset=Panelist.objects.select_related("user")),
+        Prefetch(
+            "questions",
+            queryset=InterviewQuestion.objects.select_related("question", "version"),
+        ),
+    )
+    if is_recruiter(user):
+        return interviews
+    return interviews.filter(panel__user=user)  # type: ignore[misc]
+
+
+def interview_get(*, user: User, pk: int) -> Interview:
+    """Return the interview, or 404 for anyone who may not see it (ids leak nothing)."""
+    return get_object_or_404(interviews_visible_to(user), pk=pk)
+
+
+LOOP_DETAIL_PREFETCH = [
+    Prefetch(
+        "interviews",
+        queryset=Interview.objects.prefetch_related(
+            Prefetch("panel", queryset=Panelist.objects.select_related("user")),
+            Prefetch(
+                "questions",
+                queryset=InterviewQuestion.objects.select_related("question", "version"),
+            ),
+        ),
+    )
+]
+
+
+def loop_get(*, user: User, pk: int) -> Loop:
+    """Return the loop with its interviews, panels and questions; 404 for outsiders."""
+    return get_object_or_404(loops_visible_to(user).prefetch_related(*LOOP_DETAIL_PREFETCH), pk=pk)
+
+
+def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview]]:
+    """Return the user's upcoming (and unscheduled) and past interviews."""
+    now = timezone.now()
+    mine = list(
+        Interview.objects.filter(panel__user=user)  # type: ignore[misc]
+        .select_related("loop__candidate", "loop__role", "loop__level")
+        .prefetch_related(Prefetch("panel", queryset=Panelist.objects.select_related("user")))
+        .order_by(F("scheduled_start").asc(nulls_last=True), "id")
+    )
+    past = [i for i in mine if i.scheduled_end and i.scheduled_end < now]
+    upcoming = [i for i in mine if i not in past]
+    return upcoming, list(reversed(past))
+
+
+def kit_for(*, interview: Interview) -> list[InterviewQuestion]:
+    """Return the interview's questions at their pinned versions, with rubric and follow-ups."""
+    return list(
+        interview.questions.select_related("question", "version").prefetch_related(
+            Prefetch("version__rubric", queryset=RubricItem.objects.order_by("order")),
+            Prefetch("version__follow_ups", queryset=FollowUp.objects.order_by("order")),
+        )
+    )

@@ -1,0 +1,154 @@
+from django.contrib.auth.models import User
+from rest_framework import serializers
+
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
+from kit.models import Level, Question, Role
+
+
+class CandidateSerializer(serializers.ModelSerializer):
+    """A candidate with contact details: recruiters only."""
+
+    class Meta:
+        model = Candidate
+        fields = ["id", "name", "email", "phone", "notes", "created_at"]
+        read_only_fields = ["id", "created_at"]
+
+
+class CandidateNameSerializer(serializers.ModelSerializer):
+    """What an interviewer may know of a candidate."""
+
+    class Meta:
+        model = Candidate
+        fields = ["id", "name"]
+
+
+class PanelistSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+    name = serializers.CharField(source="user.get_full_name")
+
+    class Meta:
+        model = Panelist
+        fields = ["username", "name", "is_shadow"]
+
+
+class InterviewQuestionSerializer(serializers.ModelSerializer):
+    title = serializers.CharField(source="question.title")
+    version = serializers.IntegerField(source="version.number")
+    minutes = serializers.IntegerField(source="version.minutes")
+
+    class Meta:
+        model = InterviewQuestion
+        fields = ["id", "order", "question", "title", "version", "minutes", "reason"]
+
+
+class InterviewSerializer(serializers.ModelSerializer):
+    candidate = CandidateNameSerializer(source="loop.candidate")
+    role = serializers.CharField(source="loop.role.name")
+    level = serializers.CharField(source="loop.level.name")
+    panel = PanelistSerializer(many=True)
+    questions = InterviewQuestionSerializer(many=True)
+
+    class Meta:
+        model = Interview
+        fields = [
+            "id", "loop", "candidate", "role", "level", "order", "title", "minutes",
+            "scheduled_start", "scheduled_end", "panel", "questions",
+        ]  # fmt: skip
+
+
+class LoopInterviewSerializer(InterviewSerializer):
+    class Meta(InterviewSerializer.Meta):
+        fields = [
+            "id", "order", "title", "minutes", "scheduled_start", "scheduled_end",
+            "panel", "questions",
+        ]  # fmt: skip
+
+
+class LoopSerializer(serializers.ModelSerializer):
+    candidate = CandidateNameSerializer()
+    role = serializers.CharField(source="role.name")
+    level = serializers.CharField(source="level.name")
+    interviews = LoopInterviewSerializer(many=True)
+
+    class Meta:
+        model = Loop
+        fields = [
+            "id", "candidate", "role", "level", "status", "warnings", "decision",
+            "decided_at", "created_at", "interviews",
+        ]  # fmt: skip
+
+
+class LoopListSerializer(LoopSerializer):
+    class Meta(LoopSerializer.Meta):
+        fields = [
+            "id",
+            "candidate",
+            "role",
+            "level",
+            "status",
+            "warnings",
+            "decision",
+            "created_at",
+        ]
+
+
+class LoopInputSerializer(serializers.Serializer):
+    candidate = serializers.PrimaryKeyRelatedField(queryset=Candidate.objects.all())
+    role = serializers.SlugRelatedField(slug_field="name", queryset=Role.objects.all())
+    level = serializers.SlugRelatedField(slug_field="name", queryset=Level.objects.all())
+
+
+class PlannedQuestionSerializer(serializers.Serializer):
+    question = serializers.IntegerField(source="option.question_id")
+    title = serializers.CharField(source="option.title")
+    minutes = serializers.IntegerField(source="option.minutes")
+    reason = serializers.CharField()
+
+
+class PlannedSlotSerializer(serializers.Serializer):
+    title = serializers.CharField(source="slot.title")
+    minutes = serializers.IntegerField(source="slot.minutes")
+    questions = PlannedQuestionSerializer(source="picks", many=True)
+    warning = serializers.CharField(allow_null=True)
+
+
+class LoopPreviewSerializer(serializers.Serializer):
+    slots = PlannedSlotSerializer(many=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class InterviewInputSerializer(serializers.Serializer):
+    interviewers = serializers.SlugRelatedField(
+        slug_field="username", queryset=User.objects.filter(is_active=True), many=True
+    )
+    shadow = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=User.objects.filter(is_active=True),
+        allow_null=True,
+        default=None,
+    )
+    scheduled_start = serializers.DateTimeField(allow_null=True, default=None)
+    scheduled_end = serializers.DateTimeField(allow_null=True, default=None)
+
+
+class SwapInputSerializer(serializers.Serializer):
+    item = serializers.IntegerField(help_text="id of the interview question to replace")
+    question = serializers.PrimaryKeyRelatedField(queryset=Question.objects.all())
+
+
+class ReorderInputSerializer(serializers.Serializer):
+    order = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the interview question ids in the new order"
+    )
+
+
+class AlternativeSerializer(serializers.Serializer):
+    question = serializers.IntegerField(source="question_id")
+    title = serializers.CharField()
+    minutes = serializers.IntegerField()
+    competencies = serializers.SerializerMethodField()
+    exposure_30 = serializers.IntegerField()
+    exposure_90 = serializers.IntegerField()
+
+    def get_competencies(self, option: object) -> list[str]:
+        return sorted(option.competencies)  # type: ignore[attr-defined]

@@ -1,0 +1,165 @@
+"""Writes for candidates, loops and interviews."""
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser, User
+from django.db import transaction
+from django.db.models import Count, Q
+
+from config.exceptions import ApplicationError
+from interviews import selectors
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
+from kit.models import Level, Question, QuestionVersion, Role
+from kit.services import question_version_mark_used
+
+
+def candidate_create(*, name: str, email: str = "", phone: str = "", notes: str = "") -> Candidate:
+    candidate = Candidate(name=name.strip(), email=email.strip(), phone=phone.strip(), notes=notes)
+    candidate.full_clean()
+    candidate.save()
+    return candidate
+
+
+def candidate_update(*, candidate: Candidate, **fields: str) -> Candidate:
+    for name, value in fields.items():
+        setattr(candidate, name, value.strip() if name != "notes" else value)
+    candidate.full_clean()
+    candidate.save()
+    return candidate
+
+
+def _assign(interview: Interview, version: QuestionVersion, order: int, reason: str) -> None:
+    InterviewQuestion.objects.create(
+        interview=interview,
+        loop=interview.loop,
+        question_id=version.question_id,
+        version=version,
+        order=order,
+        reason=reason,
+    )
+    # From now on, editing this question makes a new version; this interview keeps this one.
+    question_version_mark_used(version=version)
+
+
+@transaction.atomic
+def loop_create(
+    *, candidate: Candidate, role: Role, level: Level, by: AbstractBaseUser | None = None
+) -> Loop:
+    """Assemble and save a loop from the role's level template.
+
+    1. Plan every slot (see interviews.assembly for the rules).
+    2. Save the loop with the plan's warnings, one interview per slot, and each
+       chosen question pinned to its current version, which becomes frozen.
+    """
+    plan = selectors.loop_plan(candidate=candidate, role=role, level=level)
+    loop = Loop.objects.create(
+        candidate=candidate,
+        role=role,
+        level=level,
+        template=plan.template,
+        warnings=plan.warnings,
+        created_by=by,
+    )
+    versions = QuestionVersion.objects.in_bulk(
+        [p.option.version_id for s in plan.slots for p in s.picks]
+    )
+    for order, slot_plan in enumerate(plan.slots, start=1):
+        interview = Interview.objects.create(
+            loop=loop,
+            slot_id=slot_plan.slot.slot_id,
+            order=order,
+            title=slot_plan.slot.title,
+            minutes=slot_plan.slot.minutes,
+        )
+        for position, pick in enumerate(slot_plan.picks, start=1):
+            _assign(interview, versions[pick.option.version_id], position, pick.reason)
+    return loop
+
+
+def _check_open(loop: Loop) -> None:
+    if loop.status == Loop.Status.DECIDED:
+        raise ApplicationError("This loop is decided; it can no longer change.")
+
+
+@transaction.atomic
+def interview_question_swap(
+    *, item: InterviewQuestion, question: Question, by: AbstractBaseUser | None = None
+) -> InterviewQuestion:
+    """Replace one assigned question with one of its ranked alternatives."""
+    _check_open(item.interview.loop)
+    allowed = {o.question_id: o for o in selectors.swap_alternatives(item=item, limit=10_000)}
+    if question.pk not in allowed:
+        raise ApplicationError(
+            f"'{question.title}' cannot go in this interview: it must be an active question for "
+            "this level and slot that the candidate has not had and that fits the time left."
+        )
+    who = f" by {by.get_username()}" if by else ""
+    item.question = question
+    item.version_id = allowed[question.pk].version_id
+    item.reason = f"swapped in{who}"
+    item.save(update_fields=["question", "version", "reason"])
+    question_version_mark_used(version=item.version)
+    return item
+
+
+@transaction.atomic
+def interview_questions_reorder(*, interview: Interview, order: Sequence[int]) -> None:
+    """Put the interview's questions in the given order of InterviewQuestion ids."""
+    _check_open(interview.loop)
+    items = {q.pk: q for q in interview.questions.all()}
+    if sorted(order) != sorted(items):
+        raise ApplicationError(
+            f"order must list each of this interview's questions once: {sorted(items)}"
+        )
+    # Two passes so the unique (interview, order) constraint holds at every step.
+    for position, pk in enumerate(order, start=1):
+        InterviewQuestion.objects.filter(pk=pk).update(order=1000 + position)
+    for position, pk in enumerate(order, start=1):
+        InterviewQuestion.objects.filter(pk=pk).update(order=position)
+
+
+@transaction.atomic
+def interview_update(
+    *,
+    interview: Interview,
+    interviewers: Sequence[User],
+    shadow: User | None = None,
+    scheduled_start: datetime | None = None,
+    scheduled_end: datetime | None = None,
+) -> Interview:
+    """Set an interview's panel and time; the loop becomes scheduled once every interview is."""
+    _check_open(interview.loop)
+    if not interviewers:
+        raise ApplicationError("An interview needs at least one interviewer.")
+    if len({u.pk for u in interviewers}) != len(interviewers):
+        raise ApplicationError("An interviewer is listed twice.")
+    if shadow is not None and shadow.pk in {u.pk for u in interviewers}:
+        raise ApplicationError(f"{shadow.get_username()} cannot be both interviewer and shadow.")
+    if (scheduled_start is None) != (scheduled_end is None):
+        raise ApplicationError("Give both a start and an end time, or neither.")
+    if scheduled_start and scheduled_end and scheduled_end <= scheduled_start:
+        raise ApplicationError("The interview must end after it starts.")
+    interview.scheduled_start = scheduled_start
+    interview.scheduled_end = scheduled_end
+    interview.save(update_fields=["scheduled_start", "scheduled_end"])
+    interview.panel.all().delete()
+    Panelist.objects.bulk_create(
+        [Panelist(interview=interview, user=u) for u in interviewers]
+        + ([Panelist(interview=interview, user=shadow, is_shadow=True)] if shadow else [])
+    )
+    loop_refresh_status(loop=interview.loop)
+    return interview
+
+
+def loop_refresh_status(*, loop: Loop) -> None:
+    """Move a draft loop to scheduled once every interview has a panel and a time."""
+    if loop.status not in (Loop.Status.DRAFT, Loop.Status.SCHEDULED):
+        return
+    interviews = loop.interviews.annotate(seats=Count("panel", filter=Q(panel__is_shadow=False)))
+    unready = interviews.filter(Q(scheduled_start__isnull=True) | Q(seats=0))
+    ready = interviews.exists() and not unready.exists()
+    status = Loop.Status.SCHEDULED if ready else Loop.Status.DRAFT
+    if status != loop.status:
+        loop.status = status
+        loop.save(update_fields=["status"])

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from interviews import views
+
+app_name = "interviews"
+urlpatterns = [
+    path("candidates/", views.candidate_list, name="candidate-list"),
+    path("candidates/new/", views.candidate_edit, name="candidate-new"),
+    path("candidates/<int:pk>/", views.candidate_detail, name="candidate-detail"),
+    path("candidates/<int:pk>/edit/", views.candidate_edit, name="candidate-edit"),
+    path("loops/", views.loop_list, name="loop-list"),
+    path("loops/new/", views.loop_new, name="loop-new"),
+    path("loops/<int:pk>/", views.loop_detail, name="loop-detail"),
+    path("interviews/", views.my_interviews, name="my-interviews"),
+    path("interviews/<int:pk>/panel/", views.interview_panel, name="interview-panel"),
+    path("interviews/<int:pk>/kit/", views.interview_kit, name="kit"),
+    path("interviews/<int:pk>/kit.md", views.interview_kit_markdown, name="kit-markdown"),
+    path("assigned/<int:pk>/swap/", views.question_swap, name="question-swap"),
+    path("assigned/<int:pk>/move/", views.question_move, name="question-move"),
+]

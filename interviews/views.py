@@ -1,0 +1,215 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+
+from config.exceptions import ApplicationError
+from interviews import markdown, selectors, services
+from interviews.forms import CandidateForm, LoopBuildForm, PanelForm
+from interviews.models import Candidate, InterviewQuestion
+from kit.models import Question, RubricItem
+from kit.permissions import is_lead, is_recruiter
+
+
+def _recruiter(request: HttpRequest) -> None:
+    # Pages for recruiters answer 404 to everyone else, as the API does for objects.
+    if not is_recruiter(request.user):
+        raise Http404
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    if is_recruiter(request.user):
+        return redirect("interviews:loop-list")
+    if is_lead(request.user):
+        return redirect("kit:question-list")
+    return redirect("interviews:my-interviews")
+
+
+# --- candidates ---------------------------------------------------------------------
+
+
+@login_required
+def candidate_list(request: HttpRequest) -> HttpResponse:
+    _recruiter(request)
+    candidates = selectors.candidate_list().order_by("-created_at")
+    return render(request, "interviews/candidate_list.html", {"candidates": candidates})
+
+
+@login_required
+def candidate_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
+    _recruiter(request)
+    candidate = get_object_or_404(Candidate, pk=pk) if pk else None
+    form = CandidateForm(request.POST or None, instance=candidate)
+    if request.method == "POST" and form.is_valid():
+        data = {k: form.cleaned_data[k] for k in ("name", "email", "phone", "notes")}
+        if candidate is None:
+            candidate = services.candidate_create(**data)
+            messages.success(request, f"Added {candidate.name}.")
+        else:
+            services.candidate_update(candidate=candidate, **data)
+            messages.success(request, "Saved.")
+        return redirect("interviews:candidate-detail", candidate.pk)
+    return render(request, "interviews/candidate_form.html", {"form": form, "candidate": candidate})
+
+
+@login_required
+def candidate_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    _recruiter(request)
+    candidate = get_object_or_404(Candidate, pk=pk)
+    loops = candidate.loops.select_related("role", "level").annotate(n=Count("interviews"))
+    return render(
+        request, "interviews/candidate_detail.html", {"candidate": candidate, "loops": loops}
+    )
+
+
+# --- loops ----------------------------------------------------------------------------
+
+
+@login_required
+def loop_list(request: HttpRequest) -> HttpResponse:
+    _recruiter(request)
+    loops = selectors.loops_visible_to(request.user).annotate(n=Count("interviews"))
+    return render(request, "interviews/loop_list.html", {"loops": loops})
+
+
+@login_required
+def loop_new(request: HttpRequest) -> HttpResponse:
+    """Pick candidate, role and level; preview the assembled loop; save it."""
+    _recruiter(request)
+    data = request.POST if request.method == "POST" else request.GET
+    form = LoopBuildForm(data if {"candidate", "role", "level"} & set(data) else None)
+    plan = error = None
+    if form.is_bound and form.is_valid():
+        try:
+            if request.method == "POST":
+                loop = services.loop_create(**form.cleaned_data, by=request.user)
+                messages.success(request, "Loop saved. Add the panel and times for each interview.")
+                return redirect("interviews:loop-detail", loop.pk)
+            plan = selectors.loop_plan(**form.cleaned_data)
+        except ApplicationError as exc:
+            error = exc.message
+    return render(request, "interviews/loop_new.html", {"form": form, "plan": plan, "error": error})
+
+
+@login_required
+def loop_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    _recruiter(request)
+    loop = selectors.loop_get(user=request.user, pk=pk)
+    interviews = [
+        (
+            interview,
+            PanelForm(
+                initial={
+                    "interviewers": [p.user for p in interview.panel.all() if not p.is_shadow],
+                    "shadow": next((p.user for p in interview.panel.all() if p.is_shadow), None),
+                    "scheduled_start": interview.scheduled_start,
+                    "scheduled_end": interview.scheduled_end,
+                },
+                prefix=f"i{interview.pk}",
+            ),
+        )
+        for interview in loop.interviews.all()
+    ]
+    return render(request, "interviews/loop_detail.html", {"loop": loop, "interviews": interviews})
+
+
+@login_required
+@require_POST
+def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
+    _recruiter(request)
+    interview = selectors.interview_get(user=request.user, pk=pk)
+    form = PanelForm(request.POST, prefix=f"i{interview.pk}")
+    if form.is_valid():
+        try:
+            services.interview_update(interview=interview, **form.cleaned_data)
+            messages.success(request, f"Saved the panel for {interview.title}.")
+        except ApplicationError as exc:
+            messages.error(request, f"{interview.title}: {exc.message}")
+    else:
+        problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+        messages.error(request, f"{interview.title}: {problems}")
+    return redirect(f"{_loop_url(interview.loop_id)}#interview-{interview.pk}")
+
+
+def _item_for(request: HttpRequest, pk: int) -> InterviewQuestion:
+    _recruiter(request)
+    return get_object_or_404(
+        InterviewQuestion.objects.select_related(
+            "interview__loop__candidate", "interview__loop__role", "interview__loop__level",
+            "interview__slot", "question", "version",
+        ),
+        pk=pk,
+    )  # fmt: skip
+
+
+@login_required
+def question_swap(request: HttpRequest, pk: int) -> HttpResponse:
+    """List ranked replacements for one assigned question; POST swaps one in."""
+    item = _item_for(request, pk)
+    if request.method == "POST":
+        try:
+            question = get_object_or_404(Question, pk=request.POST.get("question") or 0)
+            services.interview_question_swap(item=item, question=question, by=request.user)
+            messages.success(request, f"Swapped in “{question.title}”.")
+            return redirect(f"{_loop_url(item.loop_id)}#interview-{item.interview_id}")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    options = selectors.swap_alternatives(item=item)
+    return render(request, "interviews/question_swap.html", {"item": item, "options": options})
+
+
+@login_required
+@require_POST
+def question_move(request: HttpRequest, pk: int) -> HttpResponse:
+    item = _item_for(request, pk)
+    ids = list(item.interview.questions.values_list("pk", flat=True))
+    i = ids.index(item.pk)
+    j = i - 1 if request.POST.get("direction") == "up" else i + 1
+    if 0 <= j < len(ids):
+        ids[i], ids[j] = ids[j], ids[i]
+        try:
+            services.interview_questions_reorder(interview=item.interview, order=ids)
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    return redirect(f"{_loop_url(item.loop_id)}#interview-{item.interview_id}")
+
+
+def _loop_url(pk: int) -> str:
+    return reverse("interviews:loop-detail", args=[pk])
+
+
+# --- interviewers -------------------------------------------------------------------
+
+
+@login_required
+def my_interviews(request: HttpRequest) -> HttpResponse:
+    upcoming, past = selectors.my_interviews(user=request.user)
+    return render(request, "interviews/my_interviews.html", {"upcoming": upcoming, "past": past})
+
+
+@login_required
+def interview_kit(request: HttpRequest, pk: int) -> HttpResponse:
+    interview = selectors.interview_get(user=request.user, pk=pk)
+    items = selectors.kit_for(interview=interview)
+    kinds = RubricItem.Kind.choices
+    questions = [
+        (item, [(label, kind, [r for r in item.version.rubric.all() if r.kind == kind])
+                for kind, label in kinds])
+        for item in items
+    ]  # fmt: skip
+    return render(request, "interviews/kit.html", {"interview": interview, "questions": questions})
+
+
+@login_required
+def interview_kit_markdown(request: HttpRequest, pk: int) -> HttpResponse:
+    interview = selectors.interview_get(user=request.user, pk=pk)
+    text = markdown.kit_markdown(interview, selectors.kit_for(interview=interview))
+    response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+    name = slugify(f"kit-{interview.loop.candidate.name}-{interview.title}")
+    response["Content-Disposition"] = f'attachment; filename="{name}.md"'
+    return response

@@ -1,0 +1,38 @@
+import pytest
+from django.core.management import call_command
+
+from tests.e2e.conftest import screenshot, sign_in
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def seeded(transactional_db):  # type: ignore[no-untyped-def]
+    call_command("seed_demo", "--password", "pw")
+
+
+def test_it_lets_an_interviewer_find_and_read_a_question(live_server, page, seeded):
+    sign_in(page, live_server, "demo-interviewer-1")
+    page.wait_for_selector("h1:has-text('Question bank')")
+    rows = page.locator("table.table tbody tr")
+    assert rows.count() >= 25
+    screenshot(page, "bank-list")
+
+    page.fill("input[name=q]", "allreduce")
+    page.click("button:has-text('Filter')")
+    page.wait_for_url("**q=allreduce**")
+    titles = page.locator("table.table tbody tr td:first-child strong").all_inner_texts()
+    assert titles and len(titles) < 25
+
+    page.locator("table.table tbody tr td:first-child a").first.click()
+    page.wait_for_selector("h2:has-text('As asked')")
+    assert page.locator("h3.kind-core").count() == 1
+    assert page.locator("h3.kind-red_flag").count() == 1
+    assert page.locator("ol.followups li").count() >= 1
+    screenshot(page, "bank-question")
+
+
+def test_it_refuses_a_wrong_password_without_signing_in(live_server, page, seeded):
+    sign_in(page, live_server, "demo-lead", "wrong")
+    assert page.locator("[role=alert]").inner_text().startswith("Your username and password")
+    assert "/login/" in page.url
