@@ -58,6 +58,8 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 SITE_NAME = os.getenv("SITE_NAME", "Interview Kit")
+# Absolute address of the site, for links in emails.
+SITE_URL = os.getenv("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -248,7 +250,20 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "scoring.tasks.calibrate_all_task",
         "schedule": crontab(hour=2, minute=30),
     },
+    "scorecard-reminders": {
+        "task": "scoring.tasks.reminders_task",
+        "schedule": crontab(minute="*/15"),
+    },
+    "publish-stranded-calibration-jobs": {
+        "task": "scoring.tasks.sweep_calibration_jobs_task",
+        "schedule": 60.0,
+    },
 }
+# Scorecard reminders: first one this long after the interview ends, then at this interval.
+SCORECARD_REMINDER_AFTER_HOURS = envint("SCORECARD_REMINDER_AFTER_HOURS", 24)
+SCORECARD_REMINDER_EVERY_HOURS = envint("SCORECARD_REMINDER_EVERY_HOURS", 24)
+# Submissions within this many seconds share one calibration run.
+CALIBRATION_COLLAPSE_SECONDS = envint("CALIBRATION_COLLAPSE_SECONDS", 10)
 
 LOGGING = {
     "version": 1,

@@ -10,6 +10,7 @@ api_v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("", include("kit.api_urls")),
     path("", include("interviews.api_urls")),
+    path("", include("scoring.api_urls")),
 ]
 
 urlpatterns = [
@@ -18,6 +19,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("bank/", include("kit.urls")),
     path("", include("interviews.urls")),
+    path("", include("scoring.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -96,6 +96,9 @@ class Panelist(models.Model):
     )
     # A shadow sits in to learn; their scorecard is shown marked and does not count.
     is_shadow = models.BooleanField(default=False)
+    # When the overdue-scorecard reminder last went out; claimed with a conditional
+    # update so two beat or worker processes never send the same reminder twice.
+    reminded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["interview_id", "is_shadow", "id"]

@@ -1,3 +1,4 @@
+import random
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ from interviews.models import Loop
 from kit.models import Level, Question, Role
 from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from kit.services import loop_templates_import
+from scoring import services
+from scoring.models import Scorecard
 
 DATA = Path(settings.BASE_DIR) / "kit" / "data"
 INTERVIEWERS = ["Ada", "Brian", "Chen", "Dana", "Emeka", "Farah"]
@@ -34,6 +37,21 @@ CANDIDATES = [
     ("Devon Okafor", "L6", 2),
     ("Emery Tanaka", "L3", 4),
 ]
+# Earlier candidates whose loops are decided: enough history for calibration to say something.
+HISTORY = [
+    "Harper Ng", "Jordan Silva", "Kai Andersen", "Logan Mwangi", "Morgan Petrov", "Noa Haddad",
+    "Parker Ito", "Quinn Obi", "Reese Kowalski", "Sage Romero", "Taylor Brandt", "Uma Castillo",
+    "Val Moreau", "Wren Adeyemi", "Yuri Lin", "Zion Keller", "Ari Novak", "Bo Fischer",
+]  # fmt: skip
+# Planted rater tendencies, in rating points, so the calibration dashboard has a story:
+# interviewer 3 rates generously, interviewer 5 harshly.
+TENDENCY = {1: 0.0, 2: 0.1, 3: 0.7, 4: -0.1, 5: -0.6, 6: 0.0}
+SUMMARIES = {
+    "strong_yes": "Deep, precise answers with numbers; drove the follow-ups unprompted.",
+    "yes": "Solid on the core points; some gaps on what a strong answer adds.",
+    "no": "Covered parts of the basics; struggled when pushed on trade-offs.",
+    "strong_no": "Missed core points and showed a red flag under follow-up.",
+}
 
 
 class Command(BaseCommand):
@@ -73,37 +91,130 @@ class Command(BaseCommand):
             user.groups.add(Group.objects.get(name=persona))
             users[username] = user
         if not Loop.objects.exists():
+            self._history(users)
             self._loops(users)
         self.stdout.write(
             f"Demo ready: {Question.objects.count()} questions, {Loop.objects.count()} loops; "
             f"users {', '.join(u[0] for u in DEMO_USERS)} (password: {password})"
         )
 
+    def _history(self, users: dict[str, User]) -> None:
+        """Create decided loops from the last 90 days, scored with planted tendencies."""
+        rng = random.Random(7)
+        levels = list(Level.objects.order_by("rank"))
+        panel = [users[f"demo-interviewer-{n}"] for n in range(1, len(INTERVIEWERS) + 1)]
+        start = timezone.now().replace(hour=10, minute=0, second=0, microsecond=0)
+        for index, name in enumerate(HISTORY):
+            ability = rng.gauss(0, 0.8)
+            loop = self._scheduled_loop(
+                name, levels[index % 4], start - timedelta(days=85 - 4 * index), panel, index, users
+            )
+            for interview in loop.interviews.all():
+                for seat in interview.panel.all():
+                    self._score(interview, seat.user, ability, rng, panel)
+            mean = ability + 2.5
+            services.loop_decide(
+                loop=loop,
+                by=users["demo-recruiter"],
+                decision="hire" if mean + rng.gauss(0, 0.3) > 2.7 else "no_hire",
+                rationale="Decided in the debrief from the panel's evidence.",
+            )
+
+    def _score(
+        self, interview: Any, user: User, ability: float, rng: random.Random, panel: list[User]
+    ) -> Scorecard:
+        """Fill and submit a scorecard the way this interviewer tends to rate."""
+        tendency = TENDENCY[panel.index(user) + 1]
+        ratings = []
+        for item in interview.questions.select_related("version").prefetch_related(
+            "version__rubric", "version__follow_ups"
+        ):
+            difficulty = ((item.question_id * 37) % 7 - 3) / 10
+            value = round(2.5 + ability + tendency - difficulty + rng.gauss(0, 0.5))
+            value = max(1, min(item.version.scale_max, value))
+            rubric = list(item.version.rubric.all())
+            share = (value - 1) / (item.version.scale_max - 1)
+            checked = [
+                r.pk
+                for r in rubric
+                if (r.kind == "red_flag" and value == 1)
+                or (r.kind == "core" and rng.random() < 0.2 + 0.8 * share)
+                or (r.kind == "strong" and value == item.version.scale_max)
+            ]
+            follow_ups = [f.pk for f in item.version.follow_ups.all()][:1]
+            ratings.append(
+                services.RatingInput(
+                    item=item.pk,
+                    rating=value,
+                    checked=tuple(checked),
+                    follow_ups_asked=tuple(follow_ups),
+                )
+            )
+        mean = sum(r.rating or 0 for r in ratings) / max(len(ratings), 1)
+        recommendation = (
+            "strong_yes"
+            if mean >= 3.6
+            else "yes"
+            if mean >= 2.6
+            else "no"
+            if mean >= 1.8
+            else "strong_no"
+        )
+        card = services.scorecard_start(interview=interview, by=user)
+        services.scorecard_save_draft(
+            scorecard=card,
+            by=user,
+            recommendation=recommendation,
+            summary=SUMMARIES[recommendation],
+            ratings=ratings,
+        )
+        return services.scorecard_submit(scorecard=card, by=user)
+
+    def _scheduled_loop(
+        self, name: str, level: Level, start: Any, panel: list[User], index: int, users: dict
+    ) -> Loop:
+        slug = name.lower().replace(" ", ".")
+        candidate = interview_services.candidate_create(
+            name=name, email=f"{slug}@candidates.example", phone=f"+1 555 01{index:02d}"
+        )
+        loop = interview_services.loop_create(
+            candidate=candidate,
+            role=Role.objects.get(name="AI Infrastructure Engineer"),
+            level=level,
+            by=users["demo-recruiter"],
+        )
+        for n, interview in enumerate(loop.interviews.order_by("order")):
+            seats = interview.slot.interviewer_count if interview.slot else 1
+            # Rotate through the panel so everyone interviews everyone's candidates.
+            chosen = [panel[(index + n + k) % len(panel)] for k in range(seats)]
+            begins = start + timedelta(hours=n)
+            interview_services.interview_update(
+                interview=interview,
+                interviewers=chosen,
+                shadow=panel[(index + n + 3) % len(panel)] if n == 0 and index % 3 == 0 else None,
+                scheduled_start=begins,
+                scheduled_end=begins + timedelta(minutes=interview.minutes),
+            )
+        return loop
+
     def _loops(self, users: dict[str, User]) -> None:
-        role = Role.objects.get(name="AI Infrastructure Engineer")
+        """The current candidates: two past loops in debrief, one half scored, two upcoming."""
+        rng = random.Random(11)
         panel = [users[f"demo-interviewer-{n}"] for n in range(1, len(INTERVIEWERS) + 1)]
         day = timezone.now().replace(hour=9, minute=0, second=0, microsecond=0)
         for index, (name, level, offset) in enumerate(CANDIDATES):
-            slug = name.lower().replace(" ", ".")
-            candidate = interview_services.candidate_create(
-                name=name, email=f"{slug}@candidates.example", phone=f"+1 555 01{index:02d}"
-            )
-            loop = interview_services.loop_create(
-                candidate=candidate,
-                role=role,
-                level=Level.objects.get(name=level),
-                by=users["demo-recruiter"],
-            )
-            start = day + timedelta(days=offset)
-            for n, interview in enumerate(loop.interviews.order_by("order")):
-                seats = interview.slot.interviewer_count if interview.slot else 1
-                # Rotate through the panel so everyone interviews everyone's candidates.
-                chosen = [panel[(index + n + k) % len(panel)] for k in range(seats)]
-                begins = start + timedelta(hours=n)
-                interview_services.interview_update(
-                    interview=interview,
-                    interviewers=chosen,
-                    shadow=panel[(index + n + 3) % len(panel)] if n == 0 else None,
-                    scheduled_start=begins,
-                    scheduled_end=begins + timedelta(minutes=interview.minutes),
-                )
+            loop = self._scheduled_loop(
+                name, Level.objects.get(name=level), day + timedelta(days=offset), panel,
+                len(HISTORY) + index, users,
+            )  # fmt: skip
+            if offset >= 0:
+                continue
+            ability = rng.gauss(0.3, 0.6)
+            for n, interview in enumerate(loop.interviews.all()):
+                for seat in interview.panel.all():
+                    # The most recent loop is still being scored: demo-interviewer-1 owes a card.
+                    if offset == -5 and seat.user.username == "demo-interviewer-1":
+                        continue
+                    if offset == -5 and n % 2:
+                        continue
+                    self._score(interview, seat.user, ability, rng, panel)

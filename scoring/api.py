@@ -1,0 +1,139 @@
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from interviews.selectors import interviews_visible_to
+from kit.permissions import is_recruiter
+from scoring import selectors, services
+from scoring.models import Scorecard
+from scoring.serializers import (
+    AmendInputSerializer,
+    AmendmentSerializer,
+    DebriefSerializer,
+    DecisionInputSerializer,
+    ScorecardInputSerializer,
+    ScorecardSerializer,
+    ScorecardStartSerializer,
+)
+
+
+def _ratings(data: dict[str, Any]) -> list[services.RatingInput]:
+    return [
+        services.RatingInput(
+            item=r["item"],
+            rating=r["rating"],
+            not_asked=r["not_asked"],
+            not_asked_reason=r["not_asked_reason"],
+            checked=tuple(r["checked"]),
+            follow_ups_asked=tuple(r["follow_ups_asked"]),
+            notes=r["notes"],
+        )
+        for r in data["ratings"]
+    ]
+
+
+class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Scorecards. You read your own, and others' submitted cards once you owe none in
+    their loop (recruiters read all submitted). You write only your own."""
+
+    serializer_class = ScorecardSerializer
+    filterset_fields = ["interview", "status"]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return selectors.scorecards_for_api(user=self.request.user).order_by("id")
+
+    def _own(self, pk: str) -> Scorecard:
+        return selectors.own_scorecard_get(user=self.request.user, pk=int(pk))
+
+    def _out(self, pk: int, code: int = status.HTTP_200_OK) -> Response:
+        card = selectors.own_scorecard_get(user=self.request.user, pk=pk)
+        return Response(ScorecardSerializer(card).data, status=code)
+
+    @extend_schema(request=ScorecardStartSerializer, responses={201: ScorecardSerializer})
+    def create(self, request: Request) -> Response:
+        """Start (or return) your draft scorecard for an interview you are on."""
+        serializer = ScorecardStartSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        interview = get_object_or_404(
+            interviews_visible_to(request.user).filter(panel__user=request.user),
+            pk=serializer.validated_data["interview"],
+        )
+        card = services.scorecard_start(interview=interview, by=request.user)
+        return self._out(card.pk, status.HTTP_201_CREATED)
+
+    @extend_schema(request=ScorecardInputSerializer, responses={200: ScorecardSerializer})
+    def update(self, request: Request, pk: str) -> Response:
+        """Save your draft as given (the whole card: missing ratings are removed)."""
+        card = self._own(pk)
+        serializer = ScorecardInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        services.scorecard_save_draft(
+            scorecard=card,
+            by=request.user,
+            recommendation=data["recommendation"],
+            summary=data["summary"],
+            ratings=_ratings(data),
+        )
+        return self._out(card.pk)
+
+    @extend_schema(request=None, responses={200: ScorecardSerializer})
+    @action(detail=True, methods=["post"])
+    def submit(self, request: Request, pk: str) -> Response:
+        """Submit your complete draft. A second submission answers 409."""
+        card = services.scorecard_submit(scorecard=self._own(pk), by=request.user)
+        return self._out(card.pk)
+
+    @extend_schema(request=AmendInputSerializer, responses={201: AmendmentSerializer})
+    @action(detail=True, methods=["post"])
+    def amend(self, request: Request, pk: str) -> Response:
+        """Change your submitted scorecard, with a reason; the debrief shows before and after."""
+        card = self._own(pk)
+        serializer = AmendInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        amendment = services.scorecard_amend(
+            scorecard=card,
+            by=request.user,
+            reason=data["reason"],
+            recommendation=data["recommendation"],
+            summary=data["summary"],
+            ratings=_ratings(data),
+        )
+        return Response(AmendmentSerializer(amendment).data, status=status.HTTP_201_CREATED)
+
+
+class DebriefView(APIView):
+    """A loop's debrief, blind until you have submitted every scorecard you owe in it."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: DebriefSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        loop = selectors.loop_for_debrief(user=request.user, pk=pk)
+        return Response(DebriefSerializer(selectors.debrief(user=request.user, loop=loop)).data)
+
+
+class DecisionView(APIView):
+    """Record the hire / no-hire decision (recruiters). The loop becomes decided."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=DecisionInputSerializer, responses={200: DebriefSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        loop = selectors.loop_for_debrief(user=request.user, pk=pk)
+        if not is_recruiter(request.user):
+            raise PermissionDenied("Only recruiters record decisions.")
+        serializer = DecisionInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        loop = services.loop_decide(loop=loop, by=request.user, **serializer.validated_data)
+        loop = selectors.loop_for_debrief(user=request.user, pk=loop.pk)
+        return Response(DebriefSerializer(selectors.debrief(user=request.user, loop=loop)).data)

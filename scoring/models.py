@@ -1,0 +1,187 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from interviews.models import Interview, InterviewQuestion
+from kit.models import FollowUp, Level, QuestionVersion, Role, RubricItem
+
+
+class Scorecard(models.Model):
+    """One interviewer's record of one interview. Immutable once submitted, except by amendment."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        SUBMITTED = "submitted"
+
+    class Recommendation(models.TextChoices):
+        STRONG_NO = "strong_no", "strong no"
+        NO = "no"
+        YES = "yes"
+        STRONG_YES = "strong_yes", "strong yes"
+
+    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="scorecards")
+    interviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="scorecards"
+    )
+    # Copied from the panel seat when the scorecard is started: a shadow's card is
+    # shown marked and does not count toward the decision or calibration.
+    is_shadow = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    recommendation = models.CharField(max_length=10, choices=Recommendation.choices, blank=True)
+    summary = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["interview_id", "is_shadow", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["interview", "interviewer"], name="one_scorecard_per_interviewer"
+            ),
+            models.CheckConstraint(
+                condition=Q(status="draft") | Q(submitted_at__isnull=False),
+                name="submitted_scorecard_has_time",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "submitted_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.interviewer} on {self.interview}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.status == self.Status.SUBMITTED
+
+
+class QuestionRating(models.Model):
+    """The rating of one assigned question, against the version (and rubric) it was asked at."""
+
+    scorecard = models.ForeignKey(Scorecard, on_delete=models.CASCADE, related_name="ratings")
+    item = models.ForeignKey(InterviewQuestion, on_delete=models.PROTECT, related_name="ratings")
+    version = models.ForeignKey(QuestionVersion, on_delete=models.PROTECT, related_name="ratings")
+    rating = models.PositiveSmallIntegerField(null=True, blank=True)
+    not_asked = models.BooleanField(default=False)
+    not_asked_reason = models.CharField(max_length=300, blank=True)
+    # Rubric items observed: covered core/strong points and red flags seen.
+    checked = models.ManyToManyField(RubricItem, blank=True, related_name="+")
+    follow_ups_asked = models.ManyToManyField(FollowUp, blank=True, related_name="+")
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["scorecard_id", "item__order"]
+        constraints = [
+            models.UniqueConstraint(fields=["scorecard", "item"], name="one_rating_per_question"),
+            models.CheckConstraint(
+                condition=Q(not_asked=False) | Q(rating__isnull=True),
+                name="not_asked_has_no_rating",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item}: {self.rating}"
+
+
+class Amendment(models.Model):
+    """A change to a submitted scorecard: who, when, why, and the card before and after."""
+
+    scorecard = models.ForeignKey(Scorecard, on_delete=models.CASCADE, related_name="amendments")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    reason = models.TextField()
+    before = models.JSONField()
+    after = models.JSONField()
+
+    class Meta:
+        ordering = ["scorecard_id", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"Amendment of {self.scorecard} by {self.by}"
+
+
+class AuditEvent(models.Model):
+    """A sensitive action: decision recorded, scorecard amended, calibration exported..."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    action = models.CharField(max_length=60)
+    target = models.CharField(max_length=200)
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target}"
+
+
+class CalibrationJob(models.Model):
+    """A requested recalculation for a role. At most one waits per role at a time,
+    so a burst of submissions collapses into one run."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    role = models.ForeignKey(Role, on_delete=models.CASCADE, related_name="calibration_jobs")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    progress = models.PositiveSmallIntegerField(default=0)
+    stage = models.CharField(max_length=80, blank=True)
+    error = models.TextField(blank=True)
+    snapshot = models.ForeignKey(
+        "CalibrationSnapshot", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["role"], condition=Q(status="queued"), name="one_queued_job_per_role"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Calibration of {self.role} ({self.status})"
+
+
+class CalibrationSnapshot(models.Model):
+    """The calibration result for a scope, keyed by the inputs it was computed from."""
+
+    role = models.ForeignKey(Role, on_delete=models.CASCADE, related_name="snapshots")
+    level = models.ForeignKey(
+        Level, on_delete=models.CASCADE, null=True, blank=True, related_name="snapshots"
+    )
+    # Identifies the inputs (count and latest change of the ratings in scope):
+    # the same inputs give the same watermark, so a rerun adds no duplicate.
+    watermark = models.CharField(max_length=200)
+    computed_at = models.DateTimeField(auto_now_add=True)
+    result = models.JSONField()
+
+    class Meta:
+        ordering = ["-computed_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["role", "level", "watermark"],
+                condition=Q(level__isnull=False),
+                name="one_snapshot_per_level_inputs",
+            ),
+            models.UniqueConstraint(
+                fields=["role", "watermark"],
+                condition=Q(level__isnull=True),
+                name="one_snapshot_per_role_inputs",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.level or 'all levels'} @ {self.computed_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,460 @@
+"""Writes for scorecards, decisions, reminders and calibration requests."""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.mail import send_mail
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, F, OuterRef, Q
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from config.exceptions import ApplicationError, Conflict
+from interviews.models import Interview, InterviewQuestion, Loop, Panelist
+from kit.models import FollowUp, Level, Role, RubricItem
+from scoring import selectors
+from scoring.calibration import Progress, snapshot_store
+from scoring.models import Amendment, AuditEvent, CalibrationJob, QuestionRating, Scorecard
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RatingInput:
+    item: int
+    rating: int | None = None
+    not_asked: bool = False
+    not_asked_reason: str = ""
+    checked: tuple[int, ...] = ()
+    follow_ups_asked: tuple[int, ...] = ()
+    notes: str = ""
+
+
+def audit(*, actor: AbstractBaseUser | None, action: str, target: str, **data: object) -> None:
+    AuditEvent.objects.create(actor=actor, action=action, target=target[:200], data=data)
+
+
+# --- scorecards -------------------------------------------------------------------------
+
+
+def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
+    """Return the interviewer's scorecard for the interview, creating the draft on first use."""
+    seat = Panelist.objects.filter(interview=interview, user=by).first()
+    if seat is None:
+        raise ApplicationError("You are not on this interview's panel.")
+    scorecard, _ = Scorecard.objects.get_or_create(
+        interview=interview, interviewer=by, defaults={"is_shadow": seat.is_shadow}
+    )
+    return scorecard
+
+
+def _check_author(scorecard: Scorecard, by: AbstractBaseUser) -> None:
+    if scorecard.interviewer_id != by.pk:
+        # Callers fetch through own_scorecard_get, so this is a guard, not a message users see.
+        raise ApplicationError("Only the author can change a scorecard.")
+
+
+def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int, InterviewQuestion]:
+    """Check every rating against the interview's questions and their pinned versions.
+
+    Returns the interview's questions by id. Raises ApplicationError naming the
+    first problem; nothing has been written when it does.
+    """
+    items = {
+        q.pk: q
+        for q in InterviewQuestion.objects.filter(interview_id=scorecard.interview_id)
+        .select_related("version", "question")
+        .prefetch_related("version__rubric", "version__follow_ups")
+    }
+    seen: set[int] = set()
+    for n, entry in enumerate(ratings, start=1):
+        where = f"ratings[{n}]"
+        item = items.get(entry.item)
+        if item is None:
+            raise ApplicationError(f"{where}: question {entry.item} is not in this interview.")
+        if entry.item in seen:
+            raise ApplicationError(f"{where}: question {entry.item} is rated twice.")
+        seen.add(entry.item)
+        title = item.question.title
+        scale = item.version.scale_max
+        if entry.not_asked:
+            if entry.rating is not None:
+                raise ApplicationError(f"{where} ({title}): a question not asked has no rating.")
+        elif entry.rating is not None and not 1 <= entry.rating <= scale:
+            raise ApplicationError(
+                f"{where} ({title}): rating {entry.rating} is outside the scale 1–{scale}."
+            )
+        rubric = {r.pk for r in item.version.rubric.all()}
+        foreign = sorted(set(entry.checked) - rubric)
+        if foreign:
+            raise ApplicationError(
+                f"{where} ({title}): rubric item {foreign[0]} does not belong to this question."
+            )
+        follow_ups = {f.pk for f in item.version.follow_ups.all()}
+        foreign = sorted(set(entry.follow_ups_asked) - follow_ups)
+        if foreign:
+            raise ApplicationError(
+                f"{where} ({title}): follow-up {foreign[0]} does not belong to this question."
+            )
+    return items
+
+
+def _write_ratings(
+    scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, InterviewQuestion]
+) -> None:
+    scorecard.ratings.all().delete()
+    for entry in ratings:
+        rating = QuestionRating.objects.create(
+            scorecard=scorecard,
+            item_id=entry.item,
+            # The version the question was assigned at, never the question's latest.
+            version_id=items[entry.item].version_id,
+            rating=None if entry.not_asked else entry.rating,
+            not_asked=entry.not_asked,
+            not_asked_reason=entry.not_asked_reason.strip() if entry.not_asked else "",
+            notes=entry.notes,
+        )
+        rating.checked.set(RubricItem.objects.filter(pk__in=entry.checked))
+        rating.follow_ups_asked.set(FollowUp.objects.filter(pk__in=entry.follow_ups_asked))
+
+
+def _check_recommendation(recommendation: str) -> None:
+    if recommendation and recommendation not in Scorecard.Recommendation.values:
+        choices = ", ".join(Scorecard.Recommendation.values)
+        raise ApplicationError(f"recommendation '{recommendation}' is not one of {choices}.")
+
+
+@transaction.atomic
+def scorecard_save_draft(
+    *,
+    scorecard: Scorecard,
+    by: AbstractBaseUser,
+    recommendation: str = "",
+    summary: str = "",
+    ratings: Sequence[RatingInput] = (),
+) -> Scorecard:
+    """Save the whole draft as given; incomplete drafts are fine."""
+    _check_author(scorecard, by)
+    scorecard = Scorecard.objects.select_for_update().get(pk=scorecard.pk)
+    if scorecard.is_submitted:
+        raise Conflict("This scorecard is submitted; amend it with a reason instead.")
+    _check_recommendation(recommendation)
+    items = _validate(scorecard, ratings)
+    scorecard.recommendation = recommendation
+    scorecard.summary = summary
+    scorecard.save(update_fields=["recommendation", "summary", "updated_at"])
+    _write_ratings(scorecard, ratings, items)
+    _loop_started(scorecard.interview.loop)
+    return scorecard
+
+
+def _check_complete(scorecard: Scorecard) -> None:
+    items = list(
+        InterviewQuestion.objects.filter(interview_id=scorecard.interview_id)
+        .select_related("question")
+        .order_by("order")
+    )
+    ratings = list(scorecard.ratings.all())
+    unexplained = [r for r in ratings if r.not_asked and not r.not_asked_reason]
+    if unexplained:
+        titles = {q.pk: q.question.title for q in items}
+        raise ApplicationError(
+            f"Say why '{titles[unexplained[0].item_id]}' was not asked before submitting."
+        )
+    done = {r.item_id for r in ratings if r.rating is not None or r.not_asked}
+    missing = [q.question.title for q in items if q.pk not in done]
+    if missing:
+        raise ApplicationError(
+            "Rate every question or mark it not asked before submitting: "
+            + "; ".join(f"'{t}'" for t in missing)
+        )
+    if not scorecard.recommendation:
+        raise ApplicationError("Choose an overall recommendation before submitting.")
+
+
+@transaction.atomic
+def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
+    """Submit a complete draft; a second submission is refused with a 409.
+
+    The row lock serialises concurrent submits on PostgreSQL, and the
+    conditional UPDATE makes exactly one of them win on any database.
+    """
+    _check_author(scorecard, by)
+    scorecard = Scorecard.objects.select_for_update().get(pk=scorecard.pk)
+    if scorecard.is_submitted:
+        when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
+        raise Conflict(f"This scorecard was already submitted at {when}.")
+    _check_complete(scorecard)
+    now = timezone.now()
+    won = Scorecard.objects.filter(pk=scorecard.pk, status=Scorecard.Status.DRAFT).update(
+        status=Scorecard.Status.SUBMITTED, submitted_at=now
+    )
+    if won != 1:
+        raise Conflict("This scorecard was already submitted.")
+    scorecard.refresh_from_db()
+    loop = scorecard.interview.loop
+    _loop_started(loop)
+    _loop_maybe_debrief(loop)
+    calibration_request(role=loop.role)
+    return scorecard
+
+
+@transaction.atomic
+def scorecard_amend(
+    *,
+    scorecard: Scorecard,
+    by: AbstractBaseUser,
+    reason: str,
+    recommendation: str,
+    summary: str,
+    ratings: Sequence[RatingInput],
+) -> Amendment:
+    """Change a submitted scorecard, keeping who, when, why and the card before and after."""
+    _check_author(scorecard, by)
+    scorecard = Scorecard.objects.select_for_update().get(pk=scorecard.pk)
+    if not scorecard.is_submitted:
+        raise ApplicationError("Only a submitted scorecard is amended; edit the draft instead.")
+    if not reason.strip():
+        raise ApplicationError("An amendment needs a reason.")
+    if scorecard.interview.loop.status == Loop.Status.DECIDED:
+        raise ApplicationError("The loop is decided; its scorecards can no longer change.")
+    _check_recommendation(recommendation)
+    if not recommendation:
+        raise ApplicationError("A submitted scorecard keeps an overall recommendation.")
+    items = _validate(scorecard, ratings)
+    before = selectors.scorecard_as_dict(selectors.own_scorecard_get(user=by, pk=scorecard.pk))
+    scorecard.recommendation = recommendation
+    scorecard.summary = summary
+    scorecard.save(update_fields=["recommendation", "summary", "updated_at"])
+    _write_ratings(scorecard, ratings, items)
+    _check_complete(scorecard)
+    after = selectors.scorecard_as_dict(selectors.own_scorecard_get(user=by, pk=scorecard.pk))
+    if before == after:
+        raise ApplicationError("The amendment changes nothing.")
+    amendment = Amendment.objects.create(
+        scorecard=scorecard, by=by, reason=reason.strip(), before=before, after=after
+    )
+    audit(actor=by, action="scorecard.amended", target=str(scorecard), reason=reason.strip())
+    calibration_request(role=scorecard.interview.loop.role)
+    return amendment
+
+
+# --- loops ------------------------------------------------------------------------------
+
+
+def _loop_started(loop: Loop) -> None:
+    if loop.status in (Loop.Status.DRAFT, Loop.Status.SCHEDULED):
+        Loop.objects.filter(pk=loop.pk, status=loop.status).update(status=Loop.Status.IN_PROGRESS)
+        loop.status = Loop.Status.IN_PROGRESS
+
+
+def _loop_maybe_debrief(loop: Loop) -> None:
+    """Move the loop to debrief once every interviewer (shadows aside) has submitted."""
+    owed = Panelist.objects.filter(interview__loop=loop, is_shadow=False).exclude(
+        Exists(
+            Scorecard.objects.filter(
+                interview=OuterRef("interview"),
+                interviewer=OuterRef("user"),
+                status=Scorecard.Status.SUBMITTED,
+            )
+        )
+    )
+    if loop.status == Loop.Status.IN_PROGRESS and not owed.exists():
+        Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DEBRIEF)
+        loop.status = Loop.Status.DEBRIEF
+
+
+@transaction.atomic
+def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: str) -> Loop:
+    loop = Loop.objects.select_for_update().get(pk=loop.pk)
+    if loop.status == Loop.Status.DECIDED:
+        raise Conflict(
+            f"This loop was already decided ({loop.get_decision_display()}) "
+            f"at {loop.decided_at:%Y-%m-%d %H:%M} UTC."
+        )
+    if decision not in Loop.Decision.values:
+        raise ApplicationError(f"decision must be one of {', '.join(Loop.Decision.values)}.")
+    if not rationale.strip():
+        raise ApplicationError("Record the rationale for the decision.")
+    loop.decision = decision
+    loop.decision_rationale = rationale.strip()
+    loop.decided_by = by  # type: ignore[assignment]
+    loop.decided_at = timezone.now()
+    loop.status = Loop.Status.DECIDED
+    loop.save()
+    audit(actor=by, action="loop.decided", target=str(loop), decision=decision)
+    calibration_request(role=loop.role)
+    return loop
+
+
+# --- reminders ----------------------------------------------------------------------------
+
+
+def reminders_send(*, now: datetime | None = None) -> int:
+    """Email interviewers whose scorecard is overdue; return how many emails went out.
+
+    1. A seat is overdue once its interview ended SCORECARD_REMINDER_AFTER ago
+       and its scorecard is not submitted.
+    2. Each seat is claimed with a conditional UPDATE on `reminded_at`, so two
+       beat or worker processes running at once send one email per interval.
+    3. The claim commits before the email goes out: a crash after it skips one
+       reminder rather than sending duplicates.
+    """
+    now = now or timezone.now()
+    after = timedelta(hours=settings.SCORECARD_REMINDER_AFTER_HOURS)
+    every = timedelta(hours=settings.SCORECARD_REMINDER_EVERY_HOURS)
+    due = Q(reminded_at__isnull=True) | Q(reminded_at__lte=now - every)
+    seats = (
+        Panelist.objects.filter(due, interview__scheduled_end__lte=now - after)
+        .exclude(interview__loop__status=Loop.Status.DECIDED)
+        .exclude(
+            Exists(
+                Scorecard.objects.filter(
+                    interview=OuterRef("interview"),
+                    interviewer=OuterRef("user"),
+                    status=Scorecard.Status.SUBMITTED,
+                )
+            )
+        )
+        .select_related("user", "interview__loop__candidate")
+    )
+    sent = 0
+    for seat in seats:
+        claimed = Panelist.objects.filter(pk=seat.pk).filter(due).update(reminded_at=now) == 1
+        if not claimed or not seat.user.email:
+            continue
+        context = {"seat": seat, "interview": seat.interview, "site_url": settings.SITE_URL}
+        send_mail(
+            subject=render_to_string("emails/scorecard_reminder_subject.txt", context).strip(),
+            message=render_to_string("emails/scorecard_reminder_body.txt", context),
+            html_message=render_to_string("emails/scorecard_reminder_body.html", context),
+            from_email=None,
+            recipient_list=[seat.user.email],
+        )
+        sent += 1
+    return sent
+
+
+# --- calibration ----------------------------------------------------------------------------
+
+
+def calibration_request(*, role: Role, by: AbstractBaseUser | None = None) -> CalibrationJob:
+    """Ask for a recalculation of the role, collapsing bursts into one run.
+
+    1. If a job for the role is already queued (not yet started), it will read
+       the newest ratings when it runs: return it and enqueue nothing.
+    2. Otherwise create a queued job (a partial unique index allows one per
+       role, so two concurrent requests cannot both create one) and publish its
+       task after the transaction commits, delayed a few seconds so a burst of
+       submissions lands in the same run.
+    """
+    queued = CalibrationJob.objects.filter(role=role, status=CalibrationJob.Status.QUEUED).first()
+    if queued is not None:
+        return queued
+    try:
+        with transaction.atomic():
+            job = CalibrationJob.objects.create(role=role, requested_by=by)
+    except IntegrityError:
+        return CalibrationJob.objects.get(role=role, status=CalibrationJob.Status.QUEUED)
+    transaction.on_commit(lambda: _publish(job.pk))
+    return job
+
+
+def _publish(job_id: int) -> None:
+    from scoring.tasks import calibrate_task
+
+    try:
+        calibrate_task.apply_async(args=[job_id], countdown=settings.CALIBRATION_COLLAPSE_SECONDS)
+    except Exception:
+        # The broker is down: the job stays queued in the database and the
+        # sweeper publishes it again once the broker is back. Submitting must not fail.
+        log.warning("could not publish calibration job %s; it stays queued", job_id, exc_info=True)
+
+
+def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> CalibrationJob | None:
+    """Run a queued (or redelivered) calibration job; a finished job is left alone.
+
+    1. Claim the job with a conditional UPDATE; a job already done is a no-op,
+       so a task delivered twice stores nothing twice.
+    2. Store the role-wide snapshot, then one per level that has ratings; each
+       is keyed by its inputs watermark, so unchanged inputs add no snapshot.
+    3. Record progress on the job row as it goes, for the page to show.
+    """
+    now = timezone.now()
+    claimed = (
+        CalibrationJob.objects.filter(pk=job_id)
+        .exclude(status=CalibrationJob.Status.DONE)
+        .update(status=CalibrationJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
+    )
+    if not claimed:
+        return None
+    job = CalibrationJob.objects.select_related("role").get(pk=job_id)
+
+    def report(pct: int, stage: str) -> None:
+        CalibrationJob.objects.filter(pk=job_id).update(progress=pct, stage=stage[:80])
+        if progress:
+            progress(pct, stage)
+
+    try:
+        levels = list(
+            Level.objects.filter(
+                loops__role=job.role, loops__interviews__scorecards__status="submitted"
+            )
+            .distinct()
+            .order_by("rank")
+        )
+        scopes: list[Level | None] = [None, *levels]
+        share = 90 // len(scopes)
+        main = None
+        for n, level in enumerate(scopes):
+            base = 5 + n * share
+            label = level.name if level else "all levels"
+
+            def scoped(pct: int, stage: str, base: int = base, label: str = label) -> None:
+                report(base + pct * share // 100, f"{label}: {stage}")
+
+            snapshot, _ = snapshot_store(role=job.role, level=level, progress=scoped)
+            main = main or snapshot
+    except Exception as exc:
+        CalibrationJob.objects.filter(pk=job_id).update(
+            status=CalibrationJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000]
+        )
+        raise
+    CalibrationJob.objects.filter(pk=job_id).update(
+        status=CalibrationJob.Status.DONE,
+        finished_at=timezone.now(),
+        progress=100,
+        stage="done",
+        snapshot=main,
+        error="",
+    )
+    job.refresh_from_db()
+    return job
+
+
+def calibration_request_all() -> int:
+    """Queue a recalculation for every role with submitted ratings (the nightly run)."""
+    roles = Role.objects.filter(loops__interviews__scorecards__status="submitted").distinct()
+    return sum(1 for role in roles if calibration_request(role=role))
+
+
+def calibration_sweep(*, older_than_seconds: int = 60) -> int:
+    """Publish again the jobs still queued long after their task should have run.
+
+    Covers a broker that was down when the job was requested: the job waited in
+    the database and runs once the broker is back. Claiming makes a duplicate
+    publish harmless.
+    """
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    stranded = list(
+        CalibrationJob.objects.filter(
+            status=CalibrationJob.Status.QUEUED, requested_at__lte=cutoff
+        ).values_list("pk", flat=True)
+    )
+    for job_id in stranded:
+        _publish(job_id)
+    return len(stranded)

@@ -1,0 +1,54 @@
+// Save the draft scorecard as the interviewer works, so closing the page loses nothing.
+(function () {
+  const form = document.getElementById("scorecard");
+  if (!form || form.dataset.autosave !== "1") return;
+  const status = document.getElementById("autosave");
+  let timer = null;
+  let inFlight = Promise.resolve();
+
+  function save() {
+    const body = new FormData(form);
+    body.delete("action");
+    inFlight = inFlight.then(() =>
+      fetch(window.location.pathname, {
+        method: "POST",
+        body,
+        headers: { "X-Autosave": "1" },
+        credentials: "same-origin",
+      })
+        .then((response) => response.json().then((data) => ({ ok: response.ok, data })))
+        .then(({ ok, data }) => {
+          status.textContent = ok ? `Draft saved at ${data.saved_at}` : `Not saved: ${data.error}`;
+          status.classList.toggle("error-text", !ok);
+          form.dataset.saved = ok ? "1" : "0";
+        })
+        .catch(() => {
+          status.textContent = "Not saved: offline? Keep this page open and try again.";
+          status.classList.add("error-text");
+        })
+    );
+    return inFlight;
+  }
+
+  function schedule(delay) {
+    form.dataset.saved = "0";
+    status.textContent = "Saving…";
+    clearTimeout(timer);
+    timer = setTimeout(save, delay);
+  }
+
+  form.addEventListener("change", () => schedule(150));
+  form.addEventListener("input", (event) => {
+    if (event.target.tagName === "TEXTAREA" || event.target.type === "text") schedule(800);
+  });
+  // Leaving with unsaved typing: send what there is.
+  window.addEventListener("pagehide", () => {
+    if (form.dataset.saved === "0") {
+      const body = new FormData(form);
+      body.delete("action");
+      fetch(window.location.pathname, {
+        method: "POST", body, headers: { "X-Autosave": "1" }, keepalive: true, credentials: "same-origin",
+      });
+    }
+  });
+})();
