@@ -239,6 +239,9 @@ def _parse_structured(path: str, text: str, fmt: str) -> list[QuestionRecord]:
             json.loads(text)
         except json.JSONDecodeError as exc:
             raise ImportProblem(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+        # Valid JSON has raw tabs only as whitespace between tokens, which YAML
+        # rejects; spaces keep every line number the same.
+        text = text.replace("\t", " ")
     try:
         # YAML's composer keeps line numbers for every node (JSON is valid YAML here).
         root = yaml.compose(text, Loader=yaml.SafeLoader)

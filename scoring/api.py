@@ -1,28 +1,39 @@
 from typing import Any
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interviews.selectors import interviews_visible_to
-from kit.permissions import is_recruiter
+from kit.models import Level, Role
+from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
 from scoring.models import Scorecard
 from scoring.serializers import (
     AmendInputSerializer,
     AmendmentSerializer,
+    CalibrationJobSerializer,
+    CalibrationRunInputSerializer,
+    CalibrationScopeSerializer,
     DebriefSerializer,
     DecisionInputSerializer,
     ScorecardInputSerializer,
     ScorecardSerializer,
     ScorecardStartSerializer,
+    SnapshotSerializer,
 )
+
+
+class IsLead(BasePermission):
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.user.is_authenticated and is_lead(request.user)
 
 
 def _ratings(data: dict[str, Any]) -> list[services.RatingInput]:
@@ -137,3 +148,77 @@ class DecisionView(APIView):
         loop = services.loop_decide(loop=loop, by=request.user, **serializer.validated_data)
         loop = selectors.loop_for_debrief(user=request.user, pk=loop.pk)
         return Response(DebriefSerializer(selectors.debrief(user=request.user, loop=loop)).data)
+
+
+def _scope(request: Request) -> tuple[Role, Level | None]:
+    serializer = CalibrationScopeSerializer(data=request.query_params)
+    serializer.is_valid(raise_exception=True)
+    role = Role.objects.filter(name__iexact=serializer.validated_data["role"]).first()
+    if role is None:
+        raise NotFound(f"No role named '{serializer.validated_data['role']}'.")
+    level = None
+    if serializer.validated_data.get("level"):
+        level = Level.objects.filter(name__iexact=serializer.validated_data["level"]).first()
+        if level is None:
+            raise NotFound(f"No level named '{serializer.validated_data['level']}'.")
+    return role, level
+
+
+class CalibrationLatestView(APIView):
+    """The newest calibration snapshot of a role (and level). Leads see everything;
+    others see the reliability figures and their own interviewer row only."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[CalibrationScopeSerializer],
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request) -> Response:
+        role, level = _scope(request)
+        snapshot = selectors.latest_snapshot(role=role, level=level)
+        if snapshot is None:
+            raise NotFound("No calibration has been computed for this scope yet.")
+        return Response(selectors.result_visible_to(user=request.user, result=snapshot.result))
+
+
+class CalibrationHistoryView(APIView):
+    """Past snapshots of a scope, newest first (calibration leads)."""
+
+    permission_classes = [IsLead]
+
+    @extend_schema(
+        parameters=[CalibrationScopeSerializer], responses={200: SnapshotSerializer(many=True)}
+    )
+    def get(self, request: Request) -> Response:
+        role, level = _scope(request)
+        history = selectors.snapshot_history(role=role, level=level)
+        return Response(SnapshotSerializer(history, many=True).data)
+
+
+class CalibrationRunsView(APIView):
+    """Start a calibration run for a role (calibration leads). Follow it at its URL."""
+
+    permission_classes = [IsLead]
+
+    @extend_schema(request=CalibrationRunInputSerializer, responses={202: CalibrationJobSerializer})
+    def post(self, request: Request) -> Response:
+        serializer = CalibrationRunInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        role = Role.objects.filter(name__iexact=serializer.validated_data["role"]).first()
+        if role is None:
+            return Response(
+                {"role": [f"No role named '{serializer.validated_data['role']}'."]}, 400
+            )
+        job = services.calibration_request(role=role, by=request.user)
+        return Response(CalibrationJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class CalibrationRunView(APIView):
+    """A calibration run's status and progress (calibration leads)."""
+
+    permission_classes = [IsLead]
+
+    @extend_schema(responses={200: CalibrationJobSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(CalibrationJobSerializer(selectors.calibration_job_get(pk=pk)).data)

@@ -9,5 +9,9 @@ router.register("scorecards", api.ScorecardViewSet, basename="scorecard")
 urlpatterns = [
     path("loops/<int:pk>/debrief/", api.DebriefView.as_view(), name="loop-debrief"),
     path("loops/<int:pk>/decision/", api.DecisionView.as_view(), name="loop-decision"),
+    path("calibration/latest/", api.CalibrationLatestView.as_view(), name="calibration-latest"),
+    path("calibration/history/", api.CalibrationHistoryView.as_view(), name="calibration-history"),
+    path("calibration/runs/", api.CalibrationRunsView.as_view(), name="calibration-runs"),
+    path("calibration/runs/<int:pk>/", api.CalibrationRunView.as_view(), name="calibration-run"),
     *router.urls,
 ]

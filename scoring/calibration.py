@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from interviews.models import Candidate, Loop
 from interviews.selectors import exposure
-from kit.models import Level, Question, Role
+from kit.models import Level, Question, Role, RubricItem
 from scoring import stats
 from scoring.models import CalibrationSnapshot, QuestionRating, Scorecard
 
@@ -203,6 +203,12 @@ def rubric_hit_rates(question_ids: list[int]) -> dict[int, dict[str, float]]:
         .order_by()
     )
     rates: dict[int, dict[str, float]] = {}
+    # Items nobody ticked matter most: start every rated version's items at zero.
+    items = RubricItem.objects.filter(
+        version__ratings__item__question_id__in=question_ids
+    ).values_list("version__question_id", "text").distinct()
+    for qid, text in items:
+        rates.setdefault(qid, {})[text] = 0.0
     for qid, text, n in ticked:
         rates.setdefault(qid, {})[text] = round(n / asked[qid], 4) if asked.get(qid) else 0.0
     return rates

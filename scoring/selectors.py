@@ -13,9 +13,15 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
-from kit.models import FollowUp, RubricItem
-from kit.permissions import is_recruiter
-from scoring.models import Amendment, QuestionRating, Scorecard
+from kit.models import FollowUp, Level, Role, RubricItem
+from kit.permissions import is_lead, is_recruiter
+from scoring.models import (
+    Amendment,
+    CalibrationJob,
+    CalibrationSnapshot,
+    QuestionRating,
+    Scorecard,
+)
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -211,3 +217,62 @@ def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:
         strong_covered=sum(r.pk in checked for r in strong),
         red_flags=[r for r in rubric if r.kind == RubricItem.Kind.RED_FLAG and r.pk in checked],
     )
+
+
+# --- calibration ----------------------------------------------------------------------------
+
+
+def latest_snapshot(*, role: Role, level: Level | None = None) -> CalibrationSnapshot | None:
+    return (
+        CalibrationSnapshot.objects.filter(role=role, level=level)
+        .order_by("-computed_at", "-id")
+        .first()
+    )
+
+
+def snapshot_history(
+    *, role: Role, level: Level | None = None, limit: int = 50
+) -> list[CalibrationSnapshot]:
+    return list(
+        CalibrationSnapshot.objects.filter(role=role, level=level)
+        .order_by("-computed_at", "-id")
+        .defer("result")[:limit]
+    )
+
+
+def trend(*, role: Role, level: Level | None = None, limit: int = 30) -> list[dict[str, Any]]:
+    """Return the reliability figures of past snapshots, oldest first, for the trend chart."""
+    rows = (
+        CalibrationSnapshot.objects.filter(role=role, level=level)
+        .order_by("-computed_at", "-id")
+        .values_list("computed_at", "result")[:limit]
+    )
+    points = []
+    for computed_at, result in reversed(list(rows)):
+        reliability = result.get("reliability", {})
+        points.append(
+            {
+                "computed_at": computed_at.isoformat(),
+                "alpha": (reliability.get("krippendorff_alpha") or {}).get("interval"),
+                "g_qk": reliability.get("g_qk"),
+                "ratings": result.get("inputs", {}).get("ratings"),
+            }
+        )
+    return points
+
+
+def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:
+    """Return what of a snapshot the user may see: all for leads, their own row for others."""
+    if is_lead(user):
+        return result
+    username = user.get_username() if user.is_authenticated else None
+    return {
+        **{k: v for k, v in result.items() if k not in ("interviewers", "questions", "candidates")},
+        "interviewers": [r for r in result.get("interviewers", []) if r["interviewer"] == username],
+        "questions": [],
+        "candidates": [],
+    }
+
+
+def calibration_job_get(*, pk: int) -> CalibrationJob:
+    return get_object_or_404(CalibrationJob.objects.select_related("role"), pk=pk)

@@ -458,3 +458,18 @@ def calibration_sweep(*, older_than_seconds: int = 60) -> int:
     for job_id in stranded:
         _publish(job_id)
     return len(stranded)
+
+
+def calibration_run_now(*, role: Role, by: AbstractBaseUser | None = None) -> CalibrationJob:
+    """Run a calibration of the role in this process (the `calibrate` command's path).
+
+    The job row is created already running, so it neither waits for nor blocks
+    the queued job a worker may be about to take; both store by watermark, so
+    identical inputs still give one snapshot.
+    """
+    job = CalibrationJob.objects.create(
+        role=role, requested_by=by, status=CalibrationJob.Status.RUNNING
+    )
+    finished = calibration_job_run(job_id=job.pk)
+    assert finished is not None
+    return finished

@@ -7,4 +7,7 @@ urlpatterns = [
     path("interviews/<int:pk>/scorecard/", views.scorecard, name="scorecard"),
     path("scorecards/<int:pk>/amend/", views.amend, name="amend"),
     path("loops/<int:pk>/debrief/", views.debrief, name="debrief"),
+    path("calibration/", views.calibration, name="calibration"),
+    path("calibration/run/", views.calibration_run, name="calibration-run"),
+    path("calibration/export.csv", views.calibration_export, name="calibration-export"),
 ]

@@ -1,18 +1,24 @@
+import csv
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from interviews.models import Loop
 from interviews.selectors import interview_get
-from kit.models import RubricItem
-from kit.permissions import is_recruiter
+from kit.models import Level, Role, RubricItem
+from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
 from scoring.anchors import anchors
 from scoring.forms import parse_scorecard
-from scoring.models import Scorecard
+from scoring.models import CalibrationJob, Scorecard
 
 
 def _questions(scorecard: Scorecard) -> list[dict]:
@@ -149,3 +155,120 @@ def amend(request: HttpRequest, pk: int) -> HttpResponse:
             "amending": True,
         },
     )
+
+
+# --- calibration ------------------------------------------------------------------------
+
+
+def _calibration_scope(request: HttpRequest) -> tuple[Role | None, Level | None]:
+    role = Role.objects.filter(pk=request.GET.get("role") or 0).first()
+    if role is None:
+        role = Role.objects.filter(snapshots__isnull=False).distinct().order_by("name").first()
+    level = Level.objects.filter(pk=request.GET.get("level") or 0).first()
+    return role, level
+
+
+@login_required
+def calibration(request: HttpRequest) -> HttpResponse:
+    """The calibration dashboard: leads see the panel; others see their own row."""
+    role, level = _calibration_scope(request)
+    snapshot = selectors.latest_snapshot(role=role, level=level) if role else None
+    result = (
+        selectors.result_visible_to(user=request.user, result=snapshot.result) if snapshot else None
+    )
+    job = None
+    if request.GET.get("job") and is_lead(request.user):
+        job = CalibrationJob.objects.filter(pk=request.GET["job"]).first()
+    charts = None
+    for row in result["questions"] if result else []:
+        hits = sorted(row.get("rubric_hit_rates", {}).items(), key=lambda item: item[1])
+        row["least_hit"] = hits[:1]
+    if result:
+        charts = {
+            "interviewers": [
+                {
+                    "name": row["interviewer"],
+                    "severity": row["severity"],
+                    "severity_se": row["severity_se"],
+                    "leniency": row["leniency"],
+                    "leniency_ci": row["leniency_ci"],
+                }
+                for row in result["interviewers"]
+            ],
+            "candidates": [
+                {"name": row["candidate"], "raw": row["raw_mean"], "adjusted": row["adjusted"]}
+                for row in result["candidates"]
+            ],
+            "trend": selectors.trend(role=role, level=level) if is_lead(request.user) else [],
+        }
+    return render(
+        request,
+        "scoring/calibration.html",
+        {
+            "roles": Role.objects.order_by("name"),
+            "levels": Level.objects.order_by("rank"),
+            "role": role,
+            "level": level,
+            "snapshot": snapshot,
+            "result": result,
+            "charts": charts,
+            "job": job,
+            "full": is_lead(request.user),
+        },
+    )
+
+
+@login_required
+@require_POST
+def calibration_run(request: HttpRequest) -> HttpResponse:
+    if not is_lead(request.user):
+        raise Http404
+    role = get_object_or_404(Role, pk=request.POST.get("role") or 0)
+    job = services.calibration_request(role=role, by=request.user)
+    query = urlencode({"role": role.pk, "level": request.POST.get("level", ""), "job": job.pk})
+    return redirect(f"{reverse('scoring:calibration')}?{query}")
+
+
+EXPORT_COLUMNS = {
+    "interviewers": ["interviewer", "ratings", "mean", "leniency", "leniency_ci", "severity",
+                     "severity_se", "agreement", "comparable", "flag"],
+    "questions": ["question", "ratings", "mean", "sd", "discrimination",
+                  "discrimination_decision", "exposure", "flag"],
+    "candidates": ["candidate", "ratings", "raw_mean", "adjusted", "adjusted_se"],
+}  # fmt: skip
+
+
+@login_required
+def calibration_export(request: HttpRequest) -> HttpResponse:
+    """Download one table of the latest snapshot as CSV (leads); the export is audited."""
+    if not is_lead(request.user):
+        raise Http404
+    role, level = _calibration_scope(request)
+    section = request.GET.get("table", "interviewers")
+    snapshot = selectors.latest_snapshot(role=role, level=level) if role else None
+    if snapshot is None or section not in EXPORT_COLUMNS:
+        raise Http404
+    columns = EXPORT_COLUMNS[section]
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    name = f"calibration-{role.name}-{level.name if level else 'all'}-{section}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{slugify(name[:-4])}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(columns)
+    for row in snapshot.result.get(section, []):
+        writer.writerow([_csv_value(row.get(column)) for column in columns])
+    services.audit(
+        actor=request.user,
+        action="calibration.exported",
+        target=f"{role} {level or 'all levels'}",
+        table=section,
+        snapshot=snapshot.pk,
+    )
+    return response
+
+
+def _csv_value(value: object) -> object:
+    if isinstance(value, list):
+        return " to ".join("" if v is None else str(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}={v}" for k, v in value.items())
+    return "" if value is None else value

@@ -1,0 +1,119 @@
+// Calibration dashboard: charts (Chart.js, vendored) and the progress of a running job.
+(function () {
+  const run = document.getElementById("run");
+  if (run && !["done", "failed"].includes(run.dataset.status)) {
+    const bar = document.getElementById("run-bar");
+    const text = document.getElementById("run-text");
+    const poll = () =>
+      fetch(run.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then((r) => r.json())
+        .then((job) => {
+          bar.value = job.progress;
+          text.textContent = `${job.status}${job.stage ? ": " + job.stage : ""}`;
+          run.dataset.status = job.status;
+          if (job.status === "done") {
+            const url = new URL(window.location.href);
+            url.searchParams.delete("job");
+            window.location.replace(url.toString());
+          } else if (job.status !== "failed") {
+            setTimeout(poll, 1000);
+          }
+        })
+        .catch(() => setTimeout(poll, 3000));
+    setTimeout(poll, 500);
+  }
+
+  const source = document.getElementById("calibration-data");
+  if (!source || typeof Chart === "undefined") return;
+  const data = JSON.parse(source.textContent);
+  if (!data) return;
+  Chart.defaults.font.family = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+  Chart.defaults.animation = false;
+
+  const severity = document.getElementById("severity-chart");
+  if (severity) {
+    const rows = data.interviewers.filter((r) => r.severity !== null);
+    new Chart(severity, {
+      data: {
+        labels: rows.map((r) => r.name),
+        datasets: [
+          {
+            type: "bar",
+            label: "Severity, 95% interval",
+            data: rows.map((r) => [r.severity - 1.96 * r.severity_se, r.severity + 1.96 * r.severity_se]),
+            backgroundColor: "rgba(36, 86, 199, 0.25)",
+            borderColor: "rgba(36, 86, 199, 0.8)",
+            borderWidth: 1,
+            barPercentage: 0.35,
+          },
+          {
+            type: "scatter",
+            label: "Severity (model)",
+            data: rows.map((r) => ({ x: r.severity, y: r.name })),
+            backgroundColor: "#2456c7",
+            pointRadius: 5,
+          },
+          {
+            // Leniency is "more generous than co-panelists"; negated so both read harsher →.
+            type: "scatter",
+            label: "Gap to co-panelists (−leniency)",
+            data: rows.filter((r) => r.leniency !== null).map((r) => ({ x: -r.leniency, y: r.name })),
+            backgroundColor: "#b45309",
+            pointStyle: "rectRot",
+            pointRadius: 6,
+          },
+        ],
+      },
+      options: {
+        indexAxis: "y",
+        maintainAspectRatio: false,
+        scales: {
+          x: { title: { display: true, text: "← more generous · rating points · harsher →" } },
+          y: { type: "category", labels: rows.map((r) => r.name) },
+        },
+      },
+    });
+  }
+
+  const candidates = document.getElementById("candidates-chart");
+  if (candidates) {
+    const rows = data.candidates.filter((r) => r.raw !== null && r.adjusted !== null);
+    new Chart(candidates, {
+      type: "scatter",
+      data: {
+        datasets: [
+          {
+            label: "Candidate",
+            data: rows.map((r) => ({ x: r.raw, y: r.adjusted, name: r.name })),
+            backgroundColor: "#2456c7",
+          },
+        ],
+      },
+      options: {
+        maintainAspectRatio: false,
+        scales: {
+          x: { title: { display: true, text: "raw mean rating" } },
+          y: { title: { display: true, text: "adjusted score" } },
+        },
+        plugins: {
+          tooltip: { callbacks: { label: (c) => `${c.raw.name}: raw ${c.raw.x}, adjusted ${c.raw.y}` } },
+        },
+      },
+    });
+  }
+
+  const trend = document.getElementById("trend-chart");
+  if (trend && data.trend.length) {
+    new Chart(trend, {
+      type: "line",
+      data: {
+        labels: data.trend.map((p) => p.computed_at.slice(0, 16).replace("T", " ")),
+        datasets: [
+          { label: "Krippendorff's alpha (interval)", data: data.trend.map((p) => p.alpha), borderColor: "#2456c7" },
+          { label: "G(q,k)", data: data.trend.map((p) => p.g_qk), borderColor: "#137a4b" },
+        ],
+      },
+      options: { maintainAspectRatio: false, scales: { y: { suggestedMin: 0, suggestedMax: 1 } } },
+    });
+  }
+})();
