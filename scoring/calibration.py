@@ -168,6 +168,9 @@ def _name(
         row["candidate"] = names[int(candidate_ids[row["candidate"]])]
     qids = question_ids.tolist()
     titles = dict(Question.objects.filter(pk__in=qids).values_list("pk", "title"))
+    icc = body["reliability"].get("icc")
+    if icc is not None:
+        icc["question"] = titles[int(question_ids[icc["question"]])]
     hits = rubric_hit_rates(qids)
     seen = exposure(qids)
     for row in body["questions"]:

@@ -1,0 +1,62 @@
+"""Insert many rows fast: COPY on PostgreSQL, batched INSERTs elsewhere."""
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import connection, models
+
+
+def _columns(model: type[models.Model], fields: Sequence[str]) -> list[str]:
+    return [model._meta.get_field(name).column for name in fields]
+
+
+def reserve_ids(model: type[models.Model], count: int) -> list[int]:
+    """Return `count` fresh primary keys from the table's sequence (PostgreSQL)."""
+    if count == 0:
+        return []
+    table = model._meta.db_table
+    column = model._meta.pk.column
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [table, column, count],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def insert(
+    model: type[models.Model], fields: Sequence[str], rows: Sequence[tuple[Any, ...]]
+) -> list[int]:
+    """Insert `rows` (values in `fields` order) and return their new ids, in order."""
+    if connection.vendor == "postgresql":
+        ids = reserve_ids(model, len(rows))
+        copy(model, ["id", *fields], ((pk, *row) for pk, row in zip(ids, rows, strict=True)))
+        return ids
+    objects = [model(**dict(zip(fields, row, strict=True))) for row in rows]
+    model.objects.bulk_create(objects, batch_size=2000)
+    return [obj.pk for obj in objects]
+
+
+def copy(model: type[models.Model], fields: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> int:
+    """Stream rows into the table; COPY on PostgreSQL, batches of INSERTs elsewhere."""
+    count = 0
+    if connection.vendor == "postgresql":
+        names = ", ".join(connection.ops.quote_name(c) for c in _columns(model, fields))
+        table = connection.ops.quote_name(model._meta.db_table)
+        with connection.cursor() as cursor:
+            # Django's cursor wraps psycopg's; COPY needs the raw one.
+            raw = cursor.cursor
+            with raw.copy(f"COPY {table} ({names}) FROM STDIN") as pipe:
+                for row in rows:
+                    pipe.write_row(row)
+                    count += 1
+        return count
+    batch: list[models.Model] = []
+    for row in rows:
+        batch.append(model(**dict(zip(fields, row, strict=True))))
+        if len(batch) == 5000:
+            model.objects.bulk_create(batch)
+            count += len(batch)
+            batch = []
+    model.objects.bulk_create(batch)
+    return count + len(batch)

@@ -1,0 +1,235 @@
+"""Read historical ratings from CSV, checking every row before anything is written.
+
+Columns: candidate, interviewer, question, rating; optional recommendation,
+decision, interviewed_at. One row is one rating; the rows of one candidate
+and one interviewer form one submitted scorecard. The file is read as a
+stream (twice: once to check and collect what must exist, once to write the
+ratings), so memory grows with the number of distinct candidates,
+interviewers, questions and scorecards, not with the number of rows.
+"""
+
+import csv
+import io
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from django.utils.dateparse import parse_date, parse_datetime
+
+REQUIRED = ("candidate", "interviewer", "question", "rating")
+OPTIONAL = ("recommendation", "decision", "interviewed_at")
+RECOMMENDATIONS = {"strong_no", "no", "yes", "strong_yes"}
+DECISIONS = {"hire", "no_hire"}
+USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
+MAX_ERRORS = 20
+
+
+class ImportFailed(Exception):
+    """The file has problems; `problems` lists them as FILE:LINE: message."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Row:
+    line: int
+    candidate: str
+    interviewer: str
+    question: str
+    rating: int
+    recommendation: str = ""
+    decision: str = ""
+    interviewed_at: datetime | None = None
+
+
+@dataclass
+class Survey:
+    """What the first pass learned: the distinct entities and the scorecards to create."""
+
+    rows: int = 0
+    candidates: dict[str, int] = field(default_factory=dict)  # name -> first line
+    interviewers: dict[str, int] = field(default_factory=dict)
+    questions: dict[str, int] = field(default_factory=dict)
+    # (candidate, interviewer) -> recommendation
+    scorecards: dict[tuple[str, str], str] = field(default_factory=dict)
+    # candidate -> ordered distinct questions
+    candidate_questions: dict[str, dict[str, None]] = field(default_factory=dict)
+    decisions: dict[str, str] = field(default_factory=dict)
+    interviewed_at: dict[str, datetime] = field(default_factory=dict)
+
+
+def _open(path: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield (line number, fields), reporting bad UTF-8 with its line."""
+    with Path(path).open("rb") as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+        reader = csv.reader(text)
+        while True:
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except UnicodeDecodeError:
+                raise ImportFailed(
+                    [f"{path}:{reader.line_num + 1}: not valid UTF-8"]
+                ) from None
+            except csv.Error as exc:
+                raise ImportFailed([f"{path}:{reader.line_num}: {exc}"]) from None
+            yield reader.line_num, fields
+
+
+def read_rows(
+    path: str, *, scale_max_for: Callable[[str], int], problems: list[str] | None = None
+) -> Iterator[Row]:
+    """Yield the file's rows checked one by one; collect problems instead of stopping if asked."""
+    lines = _open(path)
+    try:
+        line, header = next(lines)
+    except StopIteration:
+        raise ImportFailed([f"{path}:1: file is empty (expected a header row)"]) from None
+    columns = [h.strip().lower() for h in header]
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise ImportFailed([f"{path}:1: header lacks column(s) {', '.join(missing)}"])
+    unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
+    if unknown:
+        raise ImportFailed([f"{path}:1: unknown column '{unknown[0]}'"])
+    index = {name: columns.index(name) for name in columns}
+    for line, fields in lines:
+        if not any(f.strip() for f in fields):
+            continue
+        try:
+            yield _row(path, line, fields, index, scale_max_for)
+        except ValueError as exc:
+            if problems is None:
+                raise ImportFailed([str(exc)]) from None
+            problems.append(str(exc))
+            if len(problems) >= MAX_ERRORS:
+                stop = f"{path}: stopped after {MAX_ERRORS} problems"
+                raise ImportFailed([*problems, stop]) from None
+
+
+def _row(
+    path: str,
+    line: int,
+    fields: list[str],
+    index: dict[str, int],
+    scale_max_for: Callable[[str], int],
+) -> Row:
+    if len(fields) != len(index):
+        raise ValueError(f"{path}:{line}: expected {len(index)} fields, found {len(fields)}")
+
+    def get(name: str) -> str:
+        return fields[index[name]].strip() if name in index else ""
+
+    for name in REQUIRED:
+        if not get(name):
+            raise ValueError(f"{path}:{line}: '{name}' is empty")
+    interviewer = get("interviewer")
+    if not USERNAME.match(interviewer):
+        raise ValueError(
+            f"{path}:{line}: interviewer '{interviewer}' is not a valid username "
+            "(letters, digits and @.+-_ only)"
+        )
+    question = get("question")
+    scale = scale_max_for(question)
+    raw = get("rating")
+    try:
+        rating = int(raw)
+    except ValueError:
+        raise ValueError(f"{path}:{line}: rating '{raw}' is not a whole number") from None
+    if not 1 <= rating <= scale:
+        raise ValueError(f"{path}:{line}: rating {rating} is outside the scale 1–{scale}")
+    recommendation = get("recommendation").lower()
+    if recommendation and recommendation not in RECOMMENDATIONS:
+        raise ValueError(
+            f"{path}:{line}: recommendation '{recommendation}' is not one of "
+            f"{', '.join(sorted(RECOMMENDATIONS))}"
+        )
+    decision = get("decision").lower()
+    if decision and decision not in DECISIONS:
+        raise ValueError(f"{path}:{line}: decision '{decision}' is not hire or no_hire")
+    when = None
+    if get("interviewed_at"):
+        text = get("interviewed_at")
+        when = parse_datetime(text)
+        if when is None and (day := parse_date(text)) is not None:
+            when = datetime(day.year, day.month, day.day)
+        if when is None:
+            raise ValueError(
+                f"{path}:{line}: interviewed_at '{text}' is not a date (YYYY-MM-DD[ HH:MM])"
+            )
+    return Row(
+        line=line,
+        candidate=get("candidate")[:200],
+        interviewer=interviewer,
+        question=question[:120],
+        rating=rating,
+        recommendation=recommendation,
+        decision=decision,
+        interviewed_at=when,
+    )
+
+
+def survey(
+    path: str,
+    *,
+    scale_max_for: Callable[[str], int],
+    progress: Callable[[int], None] | None = None,
+) -> Survey:
+    """First pass: check every row and collect what must exist. Raises ImportFailed."""
+    problems: list[str] = []
+    found = Survey()
+    seen: set[tuple[int, int, int]] = set()
+    ids: dict[str, int] = {}
+
+    def code(value: str) -> int:
+        return ids.setdefault(value, len(ids))
+
+    for row in read_rows(path, scale_max_for=scale_max_for, problems=problems):
+        found.rows += 1
+        if progress and found.rows % 50_000 == 0:
+            progress(found.rows)
+        key = (row.candidate, row.interviewer)
+        # Interned integer codes keep the duplicate check small.
+        triple = (code(row.candidate), code("\0" + row.interviewer), code("\1" + row.question))
+        if triple in seen:
+            problems.append(
+                f"{path}:{row.line}: {row.interviewer} already rated '{row.question}' "
+                f"for {row.candidate}"
+            )
+            continue
+        seen.add(triple)
+        found.candidates.setdefault(row.candidate, row.line)
+        found.interviewers.setdefault(row.interviewer, row.line)
+        found.questions.setdefault(row.question, row.line)
+        found.candidate_questions.setdefault(row.candidate, {})[row.question] = None
+        previous = found.scorecards.setdefault(key, row.recommendation)
+        if row.recommendation and previous and previous != row.recommendation:
+            problems.append(
+                f"{path}:{row.line}: recommendation '{row.recommendation}' differs from "
+                f"'{previous}' given earlier for {row.interviewer} on {row.candidate}"
+            )
+        elif row.recommendation:
+            found.scorecards[key] = row.recommendation
+        if row.decision:
+            earlier = found.decisions.setdefault(row.candidate, row.decision)
+            if earlier != row.decision:
+                problems.append(
+                    f"{path}:{row.line}: decision '{row.decision}' differs from '{earlier}' "
+                    f"given earlier for {row.candidate}"
+                )
+        if row.interviewed_at:
+            current = found.interviewed_at.get(row.candidate)
+            if current is None or row.interviewed_at < current:
+                found.interviewed_at[row.candidate] = row.interviewed_at
+        if len(problems) >= MAX_ERRORS:
+            break
+    if problems:
+        raise ImportFailed(problems)
+    if not found.rows:
+        raise ImportFailed([f"{path}:2: no rows after the header"])
+    return found
