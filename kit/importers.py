@@ -205,6 +205,13 @@ _KEYS = {
 }  # fmt: skip
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: str, line: int) -> None:
+        super().__init__(key)
+        self.key = key
+        self.line = line
+
+
 class _Located:
     """A loaded value paired with the line it starts on."""
 
@@ -220,7 +227,10 @@ def _located(node: yaml.Node) -> _Located:
     if isinstance(node, yaml.MappingNode):
         mapping: dict[str, _Located] = {}
         for key_node, value_node in node.value:
-            mapping[str(key_node.value)] = _located(value_node)
+            key = str(key_node.value)
+            if key in mapping:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1)
+            mapping[key] = _located(value_node)
         return _Located(mapping, line)
     if isinstance(node, yaml.SequenceNode):
         return _Located([_located(item) for item in node.value], line)
@@ -252,7 +262,10 @@ def _parse_structured(path: str, text: str, fmt: str) -> list[QuestionRecord]:
         raise ImportProblem(path, line, f"invalid {fmt}: {problem}") from None
     if root is None:
         raise ImportProblem(path, 1, "file is empty")
-    doc = _located(root)
+    try:
+        doc = _located(root)
+    except _DuplicateKey as exc:
+        raise ImportProblem(path, exc.line, f"duplicate key '{exc.key}'") from None
     if not isinstance(doc.value, dict) or "questions" not in doc.value:
         raise ImportProblem(path, doc.line, "expected a mapping with a 'questions' list")
     unknown = sorted(set(doc.value) - {"questions"})

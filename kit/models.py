@@ -61,7 +61,7 @@ class Question(models.Model):
         Level, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     current = models.ForeignKey(
-        "QuestionVersion", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "QuestionVersion", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

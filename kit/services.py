@@ -90,7 +90,8 @@ def _write_version(version: QuestionVersion, content: Content) -> None:
 
 def _check_levels(min_level: Level | None, max_level: Level | None) -> None:
     if min_level and max_level and min_level.rank > max_level.rank:
-        raise ApplicationError(f"level range is reversed: {min_level} is above {max_level}")
+        message = f"level range is reversed: {min_level} is above {max_level}"
+        raise ValidationError({"min_level": message})
 
 
 @transaction.atomic

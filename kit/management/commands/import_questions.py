@@ -1,4 +1,3 @@
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +44,8 @@ class Command(BaseCommand):
 
             def progress(done: int) -> None:
                 if total >= 1000 and (done % step == 0 or done == total):
-                    sys.stderr.write(f"\r{file}: {done}/{total} questions")
-                    if done == total:
-                        sys.stderr.write("\n")
+                    ending = "\n" if done == total else ""
+                    self.stderr.write(f"\r{file}: {done}/{total} questions", ending=ending)
 
             result = services.questions_import(
                 records=parsed.records,

@@ -1,0 +1,95 @@
+"""manage.py seed_demo [--password P] [--if-empty]: the starter bank and the demo users."""
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.test import Client
+
+from kit.models import Question
+from kit.permissions import INTERVIEWER, LEAD, RECRUITER
+from tests.factories import make_question
+from tests.kit.bank import run, snapshot
+
+DEMO_USERS = {
+    "demo-recruiter": RECRUITER,
+    "demo-lead": LEAD,
+    **{f"demo-interviewer-{n}": INTERVIEWER for n in range(1, 7)},
+}
+
+
+def users() -> list[dict[str, Any]]:
+    """Return the users and their groups; the password hash is left out (it is salted)."""
+    return [
+        {
+            "id": user.pk,
+            "username": user.username,
+            "name": (user.first_name, user.last_name),
+            "email": user.email,
+            "active": user.is_active,
+            "staff": (user.is_staff, user.is_superuser),
+            "groups": sorted(g.name for g in user.groups.all()),
+        }
+        for user in User.objects.order_by("pk").prefetch_related("groups")
+    ]
+
+
+def test_it_loads_the_starter_bank_into_an_empty_database(db: None) -> None:
+    # --if-empty only stops it when the bank already has questions.
+    out, _ = run("seed_demo", "--if-empty")
+
+    assert "Demo ready:" in out
+    questions = Question.objects.select_related("current", "min_level", "max_level")
+    assert questions.count() >= 25
+    for question in questions.prefetch_related("competencies"):
+        version = question.current
+        kinds = list(version.rubric.values_list("kind", flat=True))
+        assert question.min_level is not None, question.title
+        assert question.max_level is not None, question.title
+        assert 3 <= question.min_level.rank <= question.max_level.rank <= 7, question.title
+        assert question.competencies.count() >= 1, question.title
+        assert len(kinds) >= 3, question.title
+        assert "strong" in kinds, question.title
+        assert "red_flag" in kinds, question.title
+        assert version.follow_ups.count() >= 1, question.title
+
+
+def test_it_creates_the_demo_users_in_their_groups_with_a_usable_password(db: None) -> None:
+    run("seed_demo", "--password", "calibrate-me")
+
+    for username, group in DEMO_USERS.items():
+        user = User.objects.get(username=username)
+        assert [g.name for g in user.groups.all()] == [group], username
+        assert user.is_active
+        assert not user.is_superuser
+        assert user.has_usable_password()
+        assert user.check_password("calibrate-me"), username
+    assert User.objects.filter(username__startswith="demo-").count() == len(DEMO_USERS)
+    # A real sign-in through the login form (axes needs the request) for each persona.
+    for username in ("demo-recruiter", "demo-lead", "demo-interviewer-6"):
+        client = Client()
+        response = client.post("/login/", {"username": username, "password": "calibrate-me"})
+        assert (response.status_code, response["Location"]) == (302, "/"), username
+        assert client.get("/bank/").status_code == 200, username
+
+
+def test_it_changes_nothing_when_run_twice(db: None) -> None:
+    run("seed_demo")
+    bank, people = snapshot(), users()
+
+    run("seed_demo")
+
+    assert snapshot() == bank
+    assert users() == people
+    for username in DEMO_USERS:
+        assert User.objects.get(username=username).check_password("demo")
+
+
+def test_it_leaves_a_non_empty_bank_alone_with_if_empty(db: None) -> None:
+    make_question(title="Someone else's question")
+    bank, people = snapshot(), users()
+
+    out, _ = run("seed_demo", "--if-empty")
+
+    assert out == "The database already has questions; leaving it as it is.\n"
+    assert snapshot() == bank
+    assert users() == people == []
