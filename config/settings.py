@@ -211,6 +211,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "QuestionStatusEnum": "kit.models.Question.Status",
+        "LoopStatusEnum": "interviews.models.Loop.Status",
+        "ScorecardStatusEnum": "scoring.models.Scorecard.Status",
+    },
 }
 
 CACHES = {

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 from django.contrib.auth.models import User
 
@@ -19,15 +21,16 @@ class LoopBuildForm(forms.Form):
     level = forms.ModelChoiceField(queryset=Level.objects.all())
 
 
-def _interviewers() -> "forms.QuerySet[User]":
-    return User.objects.filter(is_active=True, groups__name=INTERVIEWER).order_by("username")
+def interviewer_choices() -> list[User]:
+    """Return the people who can sit on a panel; one query, shared by every form on a page."""
+    return list(User.objects.filter(is_active=True, groups__name=INTERVIEWER).order_by("username"))
 
 
 class PanelForm(forms.Form):
-    interviewers = forms.ModelMultipleChoiceField(
-        queryset=User.objects.none(), widget=forms.SelectMultiple(attrs={"size": 4})
+    interviewers = forms.TypedMultipleChoiceField(
+        coerce=int, widget=forms.SelectMultiple(attrs={"size": 4})
     )
-    shadow = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
+    shadow = forms.TypedChoiceField(coerce=int, required=False, empty_value=None)
     scheduled_start = forms.DateTimeField(
         required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
@@ -35,11 +38,16 @@ class PanelForm(forms.Form):
         required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, people: list[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        people = _interviewers()
-        self.fields["interviewers"].queryset = people
-        self.fields["shadow"].queryset = people
-        label = lambda u: u.get_full_name() or u.username  # noqa: E731
-        self.fields["interviewers"].label_from_instance = label
-        self.fields["shadow"].label_from_instance = label
+        self.people = {user.pk: user for user in people}
+        choices = [(user.pk, user.get_full_name() or user.username) for user in people]
+        self.fields["interviewers"].choices = choices
+        self.fields["shadow"].choices = [("", "No shadow"), *choices]
+
+    def clean_interviewers(self) -> list[User]:
+        return [self.people[pk] for pk in self.cleaned_data["interviewers"]]
+
+    def clean_shadow(self) -> User | None:
+        pk = self.cleaned_data["shadow"]
+        return self.people[pk] if pk is not None else None

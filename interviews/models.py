@@ -66,6 +66,9 @@ class Interview(models.Model):
     order = models.PositiveSmallIntegerField()
     title = models.CharField(max_length=120)
     minutes = models.PositiveSmallIntegerField()
+    # The slot's competencies (slugs) when the loop was built: swaps keep to them
+    # even if the template is edited or its slot removed later.
+    competencies = models.JSONField(default=list, blank=True)
     interviewers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Panelist", related_name="interviews"
     )

@@ -26,12 +26,13 @@ def exposure(question_ids: list[int] | None = None) -> dict[int, tuple[int, int]
     """Return {question id: (times asked in 30 days, in 90 days)} in one query.
 
     A question counts as asked on its interview's scheduled start, or when it
-    was assigned if the interview has no time yet.
+    was assigned if the interview has no time yet. Interviews scheduled ahead
+    count too: their questions are as good as asked.
     """
     now = timezone.now()
     asked = InterviewQuestion.objects.annotate(
         asked_at=Coalesce(F("interview__scheduled_start"), F("assigned_at"))
-    ).filter(asked_at__gte=now - timedelta(days=90), asked_at__lte=now)
+    ).filter(asked_at__gte=now - timedelta(days=90))
     if question_ids is not None:
         asked = asked.filter(question_id__in=question_ids)
     rows = asked.values("question_id").annotate(
@@ -127,12 +128,11 @@ def swap_alternatives(*, item: InterviewQuestion, limit: int = 10) -> list[Optio
     """Return ranked questions that could replace `item` under the assembly rules."""
     interview = item.interview
     loop = interview.loop
-    slot = interview.slot
     spec = SlotSpec(
         title=interview.title,
         minutes=interview.minutes,
         question_count=0,
-        competencies=frozenset(c.slug for c in slot.competencies.all()) if slot else frozenset(),
+        competencies=frozenset(interview.competencies),
     )
     options = options_for(role=loop.role, level=loop.level)
     by_id = {o.question_id: o for o in options}
@@ -157,17 +157,21 @@ def loops_visible_to(user: User) -> QuerySet[Loop]:
     return loops.filter(interviews__panel__user=user).distinct()  # type: ignore[misc]
 
 
+ASSIGNED_QUESTIONS = Prefetch(
+    "questions",
+    queryset=InterviewQuestion.objects.select_related("question", "version").prefetch_related(
+        Prefetch("version__rubric", queryset=RubricItem.objects.order_by("order")),
+        Prefetch("version__follow_ups", queryset=FollowUp.objects.order_by("order")),
+    ),
+)
+PANEL = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
+
+
 def interviews_visible_to(user: User) -> QuerySet[Interview]:
     """Return the interviews the user may open: all for recruiters, their own for others."""
     interviews = Interview.objects.select_related(
         "loop__candidate", "loop__role", "loop__level"
-    ).prefetch_related(
-        Prefetch("panel", queryset=Panelist.objects.select_related("user")),
-        Prefetch(
-            "questions",
-            queryset=InterviewQuestion.objects.select_related("question", "version"),
-        ),
-    )
+    ).prefetch_related(PANEL, ASSIGNED_QUESTIONS)
     if is_recruiter(user):
         return interviews
     return interviews.filter(panel__user=user)  # type: ignore[misc]
@@ -178,23 +182,19 @@ def interview_get(*, user: User, pk: int) -> Interview:
     return get_object_or_404(interviews_visible_to(user), pk=pk)
 
 
-LOOP_DETAIL_PREFETCH = [
-    Prefetch(
-        "interviews",
-        queryset=Interview.objects.prefetch_related(
-            Prefetch("panel", queryset=Panelist.objects.select_related("user")),
-            Prefetch(
-                "questions",
-                queryset=InterviewQuestion.objects.select_related("question", "version"),
-            ),
-        ),
-    )
-]
+def loop_detail_prefetch(user: User) -> Prefetch:
+    """Return the prefetch of a loop's interviews the user may see (their own, unless recruiter)."""
+    interviews = Interview.objects.prefetch_related(PANEL, ASSIGNED_QUESTIONS)
+    if not is_recruiter(user):
+        interviews = interviews.filter(panel__user=user)  # type: ignore[misc]
+    return Prefetch("interviews", queryset=interviews)
 
 
 def loop_get(*, user: User, pk: int) -> Loop:
     """Return the loop with its interviews, panels and questions; 404 for outsiders."""
-    return get_object_or_404(loops_visible_to(user).prefetch_related(*LOOP_DETAIL_PREFETCH), pk=pk)
+    return get_object_or_404(
+        loops_visible_to(user).prefetch_related(loop_detail_prefetch(user)), pk=pk
+    )
 
 
 def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview]]:
@@ -212,10 +212,8 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview]]:
 
 
 def kit_for(*, interview: Interview) -> list[InterviewQuestion]:
-    """Return the interview's questions at their pinned versions, with rubric and follow-ups."""
-    return list(
-        interview.questions.select_related("question", "version").prefetch_related(
-            Prefetch("version__rubric", queryset=RubricItem.objects.order_by("order")),
-            Prefetch("version__follow_ups", queryset=FollowUp.objects.order_by("order")),
-        )
-    )
+    """Return the interview's questions at their pinned versions, with rubric and follow-ups.
+
+    `interview` comes from interviews_visible_to, which prefetched all of it.
+    """
+    return list(interview.questions.all())

@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Question, Role
+from kit.serializers import FollowUpSerializer, RubricItemSerializer
 
 
 class CandidateSerializer(serializers.ModelSerializer):
@@ -32,13 +33,23 @@ class PanelistSerializer(serializers.ModelSerializer):
 
 
 class InterviewQuestionSerializer(serializers.ModelSerializer):
+    """An assigned question at the version it was given: what the interviewer asks and rates."""
+
     title = serializers.CharField(source="question.title")
     version = serializers.IntegerField(source="version.number")
     minutes = serializers.IntegerField(source="version.minutes")
+    scale_max = serializers.IntegerField(source="version.scale_max")
+    prompt = serializers.CharField(source="version.prompt")
+    outline = serializers.CharField(source="version.outline")
+    rubric = RubricItemSerializer(source="version.rubric", many=True)
+    follow_ups = FollowUpSerializer(source="version.follow_ups", many=True)
 
     class Meta:
         model = InterviewQuestion
-        fields = ["id", "order", "question", "title", "version", "minutes", "reason"]
+        fields = [
+            "id", "order", "question", "title", "version", "minutes", "scale_max", "reason",
+            "prompt", "outline", "rubric", "follow_ups",
+        ]  # fmt: skip
 
 
 class InterviewSerializer(serializers.ModelSerializer):

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from interviews import markdown, selectors, services
-from interviews.forms import CandidateForm, LoopBuildForm, PanelForm
+from interviews.forms import CandidateForm, LoopBuildForm, PanelForm, interviewer_choices
 from interviews.models import Candidate, InterviewQuestion
 from kit.models import Question, RubricItem
 from kit.permissions import is_lead, is_recruiter
@@ -100,17 +100,19 @@ def loop_new(request: HttpRequest) -> HttpResponse:
 def loop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     _recruiter(request)
     loop = selectors.loop_get(user=request.user, pk=pk)
+    people = interviewer_choices()
     interviews = [
         (
             interview,
             PanelForm(
                 initial={
-                    "interviewers": [p.user for p in interview.panel.all() if not p.is_shadow],
-                    "shadow": next((p.user for p in interview.panel.all() if p.is_shadow), None),
+                    "interviewers": [p.user_id for p in interview.panel.all() if not p.is_shadow],
+                    "shadow": next((p.user_id for p in interview.panel.all() if p.is_shadow), None),
                     "scheduled_start": interview.scheduled_start,
                     "scheduled_end": interview.scheduled_end,
                 },
                 prefix=f"i{interview.pk}",
+                people=people,
             ),
         )
         for interview in loop.interviews.all()
@@ -123,7 +125,7 @@ def loop_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
     _recruiter(request)
     interview = selectors.interview_get(user=request.user, pk=pk)
-    form = PanelForm(request.POST, prefix=f"i{interview.pk}")
+    form = PanelForm(request.POST, prefix=f"i{interview.pk}", people=interviewer_choices())
     if form.is_valid():
         try:
             services.interview_update(interview=interview, **form.cleaned_data)

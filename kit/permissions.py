@@ -5,9 +5,9 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-RECRUITER = "Recruiters"
-LEAD = "Calibration leads"
-INTERVIEWER = "Interviewers"
+from kit.ladder import GROUPS
+
+RECRUITER, LEAD, INTERVIEWER = GROUPS
 PERSONAS = (RECRUITER, LEAD, INTERVIEWER)
 
 

@@ -147,8 +147,9 @@ def question_update(
             question.competencies.set(meta.competencies)
             changed = True
     if content is not None:
-        current = question.current
-        assert current is not None
+        # Re-read under a lock: the version may have been put in use since
+        # `question` was loaded, and then it must not be rewritten in place.
+        current = QuestionVersion.objects.select_for_update().get(pk=question.current_id)
         if content.with_rubric() != content_of(current):
             if current.in_use:
                 latest = question.versions.order_by("-number").values_list("number", flat=True)[0]

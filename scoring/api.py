@@ -59,6 +59,8 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     filterset_fields = ["interview", "status"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return Scorecard.objects.none()
         return selectors.scorecards_for_api(user=self.request.user).order_by("id")
 
     def _own(self, pk: str) -> Scorecard:

@@ -4,6 +4,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import connection, models
+from psycopg.types.json import Jsonb
+
+
+def _adapt(value: Any) -> Any:
+    # Lists and dicts go to JSON columns here; unwrapped, psycopg would send them
+    # as PostgreSQL arrays ("{}"), which jsonb reads as an empty object.
+    return Jsonb(value) if isinstance(value, list | dict) else value
 
 
 def _columns(model: type[models.Model], fields: Sequence[str]) -> list[str]:
@@ -48,7 +55,7 @@ def copy(model: type[models.Model], fields: Sequence[str], rows: Iterable[tuple[
             raw = cursor.cursor
             with raw.copy(f"COPY {table} ({names}) FROM STDIN") as pipe:
                 for row in rows:
-                    pipe.write_row(row)
+                    pipe.write_row(tuple(_adapt(value) for value in row))
                     count += 1
         return count
     batch: list[models.Model] = []

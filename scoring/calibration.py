@@ -207,9 +207,11 @@ def rubric_hit_rates(question_ids: list[int]) -> dict[int, dict[str, float]]:
     )
     rates: dict[int, dict[str, float]] = {}
     # Items nobody ticked matter most: start every rated version's items at zero.
-    items = RubricItem.objects.filter(
-        version__ratings__item__question_id__in=question_ids
-    ).values_list("version__question_id", "text").distinct()
+    items = (
+        RubricItem.objects.filter(version__ratings__item__question_id__in=question_ids)
+        .values_list("version__question_id", "text")
+        .distinct()
+    )
     for qid, text in items:
         rates.setdefault(qid, {})[text] = 0.0
     for qid, text, n in ticked:

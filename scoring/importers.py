@@ -73,9 +73,7 @@ def _open(path: str) -> Iterator[tuple[int, list[str]]]:
             except StopIteration:
                 return
             except UnicodeDecodeError:
-                raise ImportFailed(
-                    [f"{path}:{reader.line_num + 1}: not valid UTF-8"]
-                ) from None
+                raise ImportFailed([f"{path}:{reader.line_num + 1}: not valid UTF-8"]) from None
             except csv.Error as exc:
                 raise ImportFailed([f"{path}:{reader.line_num}: {exc}"]) from None
             yield reader.line_num, fields

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
@@ -51,14 +51,21 @@ def owes_nothing(*, user: User, loop: Loop) -> bool:
     return submitted >= seats.count()
 
 
-def scorecards_visible_to(*, user: User, loop: Loop) -> QuerySet[Scorecard]:
+def is_blind(*, user: User, loop: Loop) -> bool:
+    """Return whether the user must not yet see the loop's other scorecards."""
+    return not (is_recruiter(user) or owes_nothing(user=user, loop=loop))
+
+
+def scorecards_visible_to(
+    *, user: User, loop: Loop, blind: bool | None = None
+) -> QuerySet[Scorecard]:
     """Return the loop's scorecards the user may read (the blind rule lives here)."""
     cards = Scorecard.objects.filter(interview__loop=loop)
     own = Q(interviewer=user) if user.is_authenticated else Q(pk__in=[])
     submitted = Q(status=Scorecard.Status.SUBMITTED)
-    if is_recruiter(user) or owes_nothing(user=user, loop=loop):
-        return _with_ratings(cards.filter(own | submitted))
-    return _with_ratings(cards.filter(own))
+    if blind is None:
+        blind = is_blind(user=user, loop=loop)
+    return _with_ratings(cards.filter(own if blind else own | submitted))
 
 
 def own_scorecards(*, user: User) -> QuerySet[Scorecard]:
@@ -70,13 +77,19 @@ def scorecards_for_api(*, user: User) -> QuerySet[Scorecard]:
     if is_recruiter(user):
         cards = Scorecard.objects.filter(Q(status=Scorecard.Status.SUBMITTED) | Q(interviewer=user))
         return _with_ratings(cards)
-    # Loops where the user owes nothing: all seats they hold there are submitted.
+    # Loops where the user owes nothing: no seat of theirs there lacks a submitted card.
     seats = Panelist.objects.filter(user=user)  # type: ignore[misc]
-    open_loops = seats.exclude(
-        interview__scorecards__interviewer=user,
-        interview__scorecards__status=Scorecard.Status.SUBMITTED,
-    ).values("interview__loop")
-    unblinded = seats.values("interview__loop").exclude(interview__loop__in=open_loops)
+    unsubmitted = seats.exclude(
+        Exists(
+            Scorecard.objects.filter(
+                interview=OuterRef("interview"),
+                interviewer=OuterRef("user"),
+                status=Scorecard.Status.SUBMITTED,
+            )
+        )
+    )
+    open_loops = unsubmitted.values("interview__loop")
+    unblinded = seats.exclude(interview__loop__in=open_loops).values("interview__loop")
     cards = Scorecard.objects.filter(
         Q(interviewer=user) | Q(status=Scorecard.Status.SUBMITTED, interview__loop__in=unblinded)
     )
@@ -180,8 +193,8 @@ def debrief(*, user: User, loop: Loop) -> Debrief:
             ),
         ).order_by("order")
     )
-    cards = list(scorecards_visible_to(user=user, loop=loop))
-    blind = not (is_recruiter(user) or owes_nothing(user=user, loop=loop))
+    blind = is_blind(user=user, loop=loop)
+    cards = list(scorecards_visible_to(user=user, loop=loop, blind=blind))
     questions = [q for i in interviews for q in i.questions.all()]
     by_interview = {i.pk: i for i in interviews}
     rows = []

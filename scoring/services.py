@@ -585,9 +585,10 @@ def scorecards_import(
     loops = dict(zip(order, loop_ids, strict=True))
     interview_ids = bulk.insert(
         Interview,
-        ["loop_id", "order", "title", "minutes", "scheduled_start", "scheduled_end", "created_at"],
+        ["loop_id", "order", "title", "minutes", "competencies", "scheduled_start",
+         "scheduled_end", "created_at"],
         [
-            (loops[name], 1, "Imported interview", 60, _aware(found.interviewed_at.get(name)),
+            (loops[name], 1, "Imported interview", 60, [], _aware(found.interviewed_at.get(name)),
              _aware(found.interviewed_at.get(name), hours=1), now)
             for name in order
         ],

@@ -3,6 +3,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -54,8 +55,10 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
     except ApplicationError:
         raise Http404 from None  # a recruiter looking at an interview they are not on
     card = selectors.own_scorecard_get(user=request.user, pk=card.pk)
+    autosave = request.headers.get("X-Autosave") == "1"
+    if request.method == "POST" and card.is_submitted and autosave:
+        return JsonResponse({"error": "This scorecard is already submitted."}, status=409)
     if request.method == "POST" and not card.is_submitted:
-        autosave = request.headers.get("X-Autosave") == "1"
         try:
             items = [row["item"] for row in _questions(card)]
             recommendation, summary, ratings = parse_scorecard(request.POST, items)
@@ -98,7 +101,7 @@ def debrief(request: HttpRequest, pk: int) -> HttpResponse:
     loop = selectors.loop_for_debrief(user=request.user, pk=pk)
     if request.method == "POST":
         if not is_recruiter(request.user):
-            raise Http404
+            raise PermissionDenied("Only recruiters record decisions.")
         try:
             services.loop_decide(
                 loop=loop,

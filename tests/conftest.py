@@ -13,6 +13,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from rest_framework.test import APIClient
 
+from kit.ladder import ensure_ladder
+from kit.models import Level
 from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -44,6 +46,8 @@ def fast_password_hasher(settings):  # type: ignore[no-untyped-def]
 
 
 def make_user(username: str, persona: str | None = None, **extra: str) -> User:
+    # Transactional tests flush the tables; put the ladder and groups back if so.
+    ensure_ladder(Level, Group)
     user = User.objects.create_user(
         username=username, password="pw", email=f"{username}@example.com", **extra
     )

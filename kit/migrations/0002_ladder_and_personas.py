@@ -3,23 +3,11 @@ database imports exactly the questions it is given."""
 
 from django.db import migrations
 
-LADDER = [
-    ("L3", 3, "Engineer"),
-    ("L4", 4, "Engineer II"),
-    ("L5", 5, "Senior Engineer"),
-    ("L6", 6, "Staff Engineer"),
-    ("L7", 7, "Principal Engineer"),
-]
-GROUPS = ["Recruiters", "Calibration leads", "Interviewers"]
+from kit.ladder import ensure_ladder
 
 
 def forwards(apps, schema_editor):
-    Level = apps.get_model("kit", "Level")
-    Group = apps.get_model("auth", "Group")
-    for name, rank, title in LADDER:
-        Level.objects.get_or_create(name=name, defaults={"rank": rank, "title": title})
-    for name in GROUPS:
-        Group.objects.get_or_create(name=name)
+    ensure_ladder(apps.get_model("kit", "Level"), apps.get_model("auth", "Group"))
 
 
 class Migration(migrations.Migration):

@@ -5,15 +5,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('kit', '0003_looptemplate_loopslot_and_more'),
+        ("kit", "0003_looptemplate_loopslot_and_more"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='question',
-            name='current',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='kit.questionversion'),
+            model_name="question",
+            name="current",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="kit.questionversion",
+            ),
         ),
     ]

@@ -11,7 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {
-        k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],

@@ -39,7 +39,7 @@ class Command(BaseCommand):
             Level.objects.filter(name__iexact=level).first() if level else Level.objects.first()
         )
         if scope_level is None:
-            raise CommandError(f"no level named '{level}'")
+            raise CommandError(f"no level named '{level}'" if level else "no levels exist yet")
 
         def progress(stage: str, n: int) -> None:
             sys.stderr.write(f"\r{file}: {stage} {n:,} rows ")

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from interviews import services as interview_services
 from interviews.models import Loop
+from kit.ladder import ensure_ladder
 from kit.models import Level, Question, Role
 from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from kit.services import loop_templates_import
@@ -74,6 +75,7 @@ class Command(BaseCommand):
         if if_empty and Question.objects.exists():
             self.stdout.write("The database already has questions; leaving it as it is.")
             return
+        ensure_ladder(Level, Group)
         call_command("import_questions", str(DATA / "starter_bank.yaml"), stdout=self.stdout)
         loop_templates_import(document=yaml.safe_load((DATA / "loop_templates.yaml").read_text()))
         users = {}

@@ -1,0 +1,95 @@
+"""An interviewer writes a scorecard in Chromium: autosave, reload, submit, debrief."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+from kit.permissions import INTERVIEWER
+from tests.conftest import make_user
+from tests.e2e.conftest import screenshot, sign_in
+from tests.scoring.helpers import Built, Seat, build_loop, rubric, submitted
+
+pytestmark = pytest.mark.browser
+
+PIA_SUMMARY = "Pia-was-convinced-by-the-paged-attention-answer"
+
+
+@pytest.fixture
+def loop(django_db_serialized_rollback: None, transactional_db: None) -> Built:  # type: ignore[no-untyped-def]
+    """One interview, Ines and Pia on its panel; Pia has already submitted her card."""
+    ines = make_user("ines", INTERVIEWER, first_name="Ines")
+    pia = make_user("pia", INTERVIEWER, first_name="Pia")
+    built = build_loop(seats=[Seat(interviewers=[ines, pia])])
+    submitted(pia, built.interviews[0], rating=4, summary=PIA_SUMMARY)
+    return built
+
+
+def wait_saved(page) -> None:  # type: ignore[no-untyped-def]
+    expect(page.locator("#autosave")).to_have_text(re.compile(r"^Draft saved at \d\d:\d\d:\d\d$"))
+    page.wait_for_function("document.getElementById('scorecard').dataset.saved === '1'")
+
+
+def test_it_lets_an_interviewer_autosave_reload_submit_and_read_the_debrief(
+    live_server, page, loop: Built
+) -> None:  # type: ignore[no-untyped-def]
+    interview = loop.interviews[0]
+    items = loop.questions(interview)
+    debrief_url = f"{live_server.url}/loops/{loop.loop.pk}/debrief/"
+    sign_in(page, live_server, "ines")
+    page.wait_for_selector("button:has-text('Sign out')")
+
+    # Blind before submitting: Pia's card is not on the debrief.
+    page.goto(debrief_url)
+    expect(page.locator(".notice")).to_contain_text("Feedback stays blind until you submit.")
+    assert PIA_SUMMARY not in page.content()
+    screenshot(page, "scorecard-debrief-blind")
+
+    page.goto(f"{live_server.url}/interviews/{interview.pk}/scorecard/")
+    expect(page.locator("h1")).to_contain_text("Scorecard: Interview 1")
+    expect(page.locator("#autosave")).to_have_text("Drafts save as you type.")
+    expect(page.get_by_text("Covered the core points", exact=True).first).to_be_visible()
+
+    # Question 1: tick its core points, rate it 3; then the overall recommendation.
+    q1 = items[0]
+    core = [r.pk for r in rubric(q1, "core")]
+    for pk in core:
+        page.check(f"input[name='q{q1.pk}-checked'][value='{pk}']")
+    page.locator(f"label.anchor:has(input[name='q{q1.pk}-rating'][value='3'])").click()
+    page.locator("label.anchor:has(input[name='recommendation'][value='yes'])").click()
+    page.fill(f"textarea[name='q{q1.pk}-notes']", "Explained continuous batching well.")
+    wait_saved(page)
+    screenshot(page, "scorecard-draft-saved")
+
+    # Mid-way reload: the draft is intact.
+    page.reload()
+    for pk in core:
+        assert page.is_checked(f"input[name='q{q1.pk}-checked'][value='{pk}']")
+    red = rubric(q1, "red_flag")[0]
+    assert not page.is_checked(f"input[name='q{q1.pk}-checked'][value='{red.pk}']")
+    assert page.is_checked(f"input[name='q{q1.pk}-rating'][value='3']")
+    assert not page.is_checked(f"input[name='q{q1.pk}-rating'][value='4']")
+    assert page.is_checked("input[name='recommendation'][value='yes']")
+    expect(page.locator(f"textarea[name='q{q1.pk}-notes']")).to_have_value(
+        "Explained continuous batching well."
+    )
+
+    # Finish the card and submit it.
+    for item, value in zip(items[1:], (2, 4, 3), strict=True):
+        page.locator(f"label.anchor:has(input[name='q{item.pk}-rating'][value='{value}'])").click()
+    page.fill("textarea[name=summary]", "Solid serving depth; would hire.")
+    wait_saved(page)
+    screenshot(page, "scorecard-complete")
+    page.click("button:has-text('Submit scorecard')")
+
+    page.wait_for_url(debrief_url)
+    expect(page.locator(".messages")).to_contain_text("Scorecard submitted.")
+    expect(page.get_by_text(PIA_SUMMARY)).to_be_visible()
+    expect(page.get_by_text("Solid serving depth; would hire.")).to_be_visible()
+    assert page.locator("table.grid tbody tr").count() == 2
+    screenshot(page, "scorecard-debrief-open")
+
+    card = User.objects.get(username="ines").scorecards.get()
+    assert (card.status, card.recommendation) == ("submitted", "yes")
+    assert [r.rating for r in card.ratings.order_by("item__order")] == [3, 2, 4, 3]

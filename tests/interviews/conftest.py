@@ -1,0 +1,60 @@
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.utils import timezone
+
+from interviews import services
+from interviews.models import Interview, Loop
+from kit.models import Role
+from tests.interviews.helpers import World, load_starter, make_world
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttle_counts():  # type: ignore[no-untyped-def]
+    # Anonymous API calls are throttled through the cache, which outlives a test.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def starter(db) -> Role:  # type: ignore[no-untyped-def]
+    """The starter bank and loop templates, loaded as seed_demo loads them."""
+    return load_starter()
+
+
+@pytest.fixture
+def world(db) -> World:  # type: ignore[no-untyped-def]
+    return make_world()
+
+
+@pytest.fixture
+def loop(world: World, recruiter: User) -> Loop:
+    """The candidate's loop: Serving (serving-1, serving-2), Training (both-1, training-1)."""
+    return services.loop_create(
+        candidate=world.candidate, role=world.role, level=world.level, by=recruiter
+    )
+
+
+@pytest.fixture
+def interviews(loop: Loop) -> list[Interview]:
+    return list(loop.interviews.order_by("order"))
+
+
+@pytest.fixture
+def panels(interviews: list[Interview], interviewer: User, other_interviewer: User) -> Loop:
+    """Ines sits on the first interview (tomorrow), Omar on the second (the day after)."""
+    start = timezone.now().replace(microsecond=0) + timedelta(days=1)
+    for n, (interview, person) in enumerate(
+        zip(interviews, [interviewer, other_interviewer], strict=True)
+    ):
+        begins = start + timedelta(days=n)
+        services.interview_update(
+            interview=interview,
+            interviewers=[person],
+            scheduled_start=begins,
+            scheduled_end=begins + timedelta(minutes=45),
+        )
+    return interviews[0].loop

@@ -1,0 +1,184 @@
+"""PUT /api/v1/interviews/{id}/: panel, shadow and time; the loop becomes scheduled."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from interviews.models import Loop
+from tests.conftest import client_for, make_user
+from tests.interviews.helpers import iso, snapshot
+
+START = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
+END = START + timedelta(minutes=45)
+
+
+def put(user, interview, body):  # type: ignore[no-untyped-def]
+    return client_for(user).put(f"/api/v1/interviews/{interview.pk}/", body, format="json")
+
+
+def body(*interviewers, shadow=None, start=START, end=END):  # type: ignore[no-untyped-def]
+    return {
+        "interviewers": [u.username for u in interviewers],
+        "shadow": shadow.username if shadow else None,
+        "scheduled_start": start.isoformat() if start else None,
+        "scheduled_end": end.isoformat() if end else None,
+    }
+
+
+def test_it_sets_the_panel_the_shadow_and_the_time(
+    recruiter, interviewer, other_interviewer, interviews
+):
+    first = interviews[0]
+    response = put(recruiter, first, body(interviewer, shadow=other_interviewer))
+    assert response.status_code == 200
+    data = response.json()
+    assert data["panel"] == [
+        {"username": "ines", "name": "Ines", "is_shadow": False},
+        {"username": "omar", "name": "Omar", "is_shadow": True},
+    ]
+    assert (data["scheduled_start"], data["scheduled_end"]) == (iso(START), iso(END))
+    first.refresh_from_db()
+    assert (first.scheduled_start, first.scheduled_end) == (START, END)
+    assert list(first.panel.values_list("user__username", "is_shadow")) == [
+        ("ines", False),
+        ("omar", True),
+    ]
+
+
+def test_it_replaces_the_previous_panel(recruiter, interviewer, other_interviewer, interviews):
+    first = interviews[0]
+    put(recruiter, first, body(interviewer, shadow=other_interviewer))
+    response = put(recruiter, first, body(other_interviewer, recruiter))
+    assert response.status_code == 200
+    assert list(first.panel.values_list("user__username", "is_shadow")) == [
+        ("omar", False),
+        ("rita", False),
+    ]
+
+
+def test_the_loop_is_scheduled_once_every_interview_has_a_panel_and_a_time(
+    recruiter, interviewer, other_interviewer, interviews, loop
+):
+    assert put(recruiter, interviews[0], body(interviewer)).status_code == 200
+    loop.refresh_from_db()
+    assert loop.status == Loop.Status.DRAFT
+    put(recruiter, interviews[1], body(other_interviewer, start=START, end=END))
+    loop.refresh_from_db()
+    assert loop.status == Loop.Status.SCHEDULED
+
+
+def test_an_interview_without_a_time_keeps_the_loop_in_draft(
+    recruiter, interviewer, other_interviewer, interviews, loop
+):
+    put(recruiter, interviews[0], body(interviewer))
+    put(recruiter, interviews[1], body(other_interviewer, start=None, end=None))
+    loop.refresh_from_db()
+    assert loop.status == Loop.Status.DRAFT
+
+
+def test_clearing_a_time_moves_a_scheduled_loop_back_to_draft(
+    recruiter, interviewer, interviews, panels
+):
+    assert panels.status == Loop.Status.SCHEDULED
+    put(recruiter, interviews[1], body(interviewer, start=None, end=None))
+    panels.refresh_from_db()
+    assert panels.status == Loop.Status.DRAFT
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("no interviewers", "An interview needs at least one interviewer."),
+        ("shadow on the panel", "ines cannot be both interviewer and shadow."),
+        ("listed twice", "An interviewer is listed twice."),
+        ("end before start", "The interview must end after it starts."),
+        ("end equals start", "The interview must end after it starts."),
+        ("start without end", "Give both a start and an end time, or neither."),
+        ("end without start", "Give both a start and an end time, or neither."),
+    ],
+)
+def test_it_refuses_an_impossible_panel_or_time_and_changes_nothing(
+    recruiter, interviewer, other_interviewer, panels, interviews, case, message
+):
+    payload = {
+        "no interviewers": body(),
+        "shadow on the panel": body(interviewer, other_interviewer, shadow=interviewer),
+        "listed twice": body(interviewer, interviewer),
+        "end before start": body(interviewer, start=END, end=START),
+        "end equals start": body(interviewer, start=START, end=START),
+        "start without end": body(interviewer, end=None),
+        "end without start": body(interviewer, start=None),
+    }[case]
+    before = snapshot()
+    response = put(recruiter, interviews[0], payload)
+    assert response.status_code == 400
+    assert response.json() == {"detail": message}
+    assert snapshot() == before
+
+
+def test_it_refuses_an_unknown_or_inactive_user_and_changes_nothing(recruiter, interviews):
+    gone = make_user("gone")
+    gone.is_active = False
+    gone.save()
+    before = snapshot()
+    for name in ("nobody", "gone"):
+        response = put(recruiter, interviews[0], {"interviewers": [name]})
+        assert response.status_code == 400
+        assert list(response.json()) == ["interviewers"]
+    assert snapshot() == before
+
+
+def test_it_refuses_to_change_a_decided_loop(recruiter, interviewer, interviews, loop):
+    Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DECIDED, decision="hire")
+    before = snapshot()
+    response = put(recruiter, interviews[0], body(interviewer))
+    assert response.status_code == 400
+    assert response.json() == {"detail": "This loop is decided; it can no longer change."}
+    assert snapshot() == before
+
+
+def test_the_panel_page_form_sets_the_panel_and_time(
+    client, recruiter, interviewer, other_interviewer, interviews
+):
+    first = interviews[0]
+    client.force_login(recruiter)
+    prefix = f"i{first.pk}"
+    response = client.post(
+        reverse("interviews:interview-panel", args=[first.pk]),
+        {
+            f"{prefix}-interviewers": [interviewer.pk],
+            f"{prefix}-shadow": other_interviewer.pk,
+            f"{prefix}-scheduled_start": START.strftime("%Y-%m-%dT%H:%M"),
+            f"{prefix}-scheduled_end": END.strftime("%Y-%m-%dT%H:%M"),
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"#interview-{first.pk}")
+    first.refresh_from_db()
+    assert first.scheduled_start == START.replace(second=0)
+    assert list(first.panel.values_list("user__username", "is_shadow")) == [
+        ("ines", False),
+        ("omar", True),
+    ]
+
+
+def test_the_panel_page_form_reports_a_refusal_and_changes_nothing(
+    client, recruiter, interviewer, interviews
+):
+    first = interviews[0]
+    client.force_login(recruiter)
+    prefix = f"i{first.pk}"
+    before = snapshot()
+    response = client.post(
+        reverse("interviews:interview-panel", args=[first.pk]),
+        {
+            f"{prefix}-interviewers": [interviewer.pk],
+            f"{prefix}-shadow": interviewer.pk,
+        },
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "ines cannot be both interviewer and shadow." in response.content.decode()
+    assert snapshot() == before

@@ -1,0 +1,304 @@
+"""Server-rendered pages for candidates, loops, interviews and kits."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from interviews import services
+from interviews.models import Candidate, Loop
+from kit.models import Level
+from tests.interviews.helpers import EMAIL, PHONE, snapshot
+
+
+@pytest.fixture
+def signed_in(client):  # type: ignore[no-untyped-def]
+    def sign_in(user):  # type: ignore[no-untyped-def]
+        client.force_login(user)
+        return client
+
+    return sign_in
+
+
+# --- home -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("persona", "target"),
+    [
+        ("recruiter", "interviews:loop-list"),
+        ("lead", "kit:question-list"),
+        ("interviewer", "interviews:my-interviews"),
+    ],
+)
+def test_home_sends_each_persona_to_their_start_page(signed_in, request, persona, target):
+    response = signed_in(request.getfixturevalue(persona)).get("/")
+    assert response.status_code == 302
+    assert response["Location"] == reverse(target)
+
+
+# --- candidates -------------------------------------------------------------------------
+
+
+def test_a_recruiter_adds_a_candidate(signed_in, recruiter):
+    client = signed_in(recruiter)
+    assert client.get(reverse("interviews:candidate-new")).status_code == 200
+    response = client.post(
+        reverse("interviews:candidate-new"),
+        {
+            "name": " Jordan Lee ",
+            "email": "jordan@example.com",
+            "phone": "+1 555 0101",
+            "notes": "",
+        },
+    )
+    candidate = Candidate.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("interviews:candidate-detail", args=[candidate.pk])
+    assert (candidate.name, candidate.email, candidate.phone) == (
+        "Jordan Lee",
+        "jordan@example.com",
+        "+1 555 0101",
+    )
+    detail = client.get(response["Location"]).content.decode()
+    assert "Added Jordan Lee." in detail
+    assert "jordan@example.com" in detail
+
+
+def test_an_invalid_email_shows_a_form_error_and_adds_nobody(signed_in, recruiter):
+    response = signed_in(recruiter).post(
+        reverse("interviews:candidate-new"), {"name": "Jordan", "email": "not-an-email"}
+    )
+    assert response.status_code == 200
+    assert '<span class="field-error">Enter a valid email address.</span>' in (
+        response.content.decode()
+    )
+    assert not Candidate.objects.exists()
+
+
+def test_a_recruiter_edits_a_candidate(signed_in, recruiter, world):
+    url = reverse("interviews:candidate-edit", args=[world.candidate.pk])
+    client = signed_in(recruiter)
+    form = client.get(url).content.decode()
+    assert EMAIL in form
+    response = client.post(
+        url, {"name": "Casey Q. Quinn", "email": EMAIL, "phone": "+1 555 0199", "notes": "ok"}
+    )
+    assert response.status_code == 302
+    world.candidate.refresh_from_db()
+    assert (world.candidate.name, world.candidate.phone, world.candidate.notes) == (
+        "Casey Q. Quinn",
+        "+1 555 0199",
+        "ok",
+    )
+
+
+def test_an_edit_with_an_invalid_email_shows_the_error_and_changes_nothing(
+    signed_in, recruiter, world
+):
+    before = snapshot()
+    response = signed_in(recruiter).post(
+        reverse("interviews:candidate-edit", args=[world.candidate.pk]),
+        {"name": "Casey", "email": "casey@", "phone": "", "notes": ""},
+    )
+    assert response.status_code == 200
+    assert "Enter a valid email address." in response.content.decode()
+    assert snapshot() == before
+
+
+def test_the_candidate_list_shows_contact_details_and_loop_counts(signed_in, recruiter, loop):
+    body = signed_in(recruiter).get(reverse("interviews:candidate-list")).content.decode()
+    assert "Casey Quinn" in body
+    assert EMAIL in body
+    assert PHONE in body
+    assert re.search(r'<td class="num">1</td>', body)
+
+
+def test_the_candidate_page_lists_their_loops(signed_in, recruiter, loop):
+    body = (
+        signed_in(recruiter)
+        .get(reverse("interviews:candidate-detail", args=[loop.candidate_id]))
+        .content.decode()
+    )
+    assert reverse("interviews:loop-detail", args=[loop.pk]) in body
+    assert PHONE in body
+
+
+# --- building a loop ----------------------------------------------------------------------
+
+
+def build_query(world, level: str = "L5") -> dict:  # type: ignore[no-untyped-def]
+    return {"candidate": world.candidate.pk, "role": world.role.pk, "level": level_pk(level)}
+
+
+def level_pk(name: str) -> int:
+    return Level.objects.get(name=name).pk
+
+
+def test_the_build_page_previews_reasons_without_saving(signed_in, recruiter, world):
+    before = snapshot()
+    response = signed_in(recruiter).get(reverse("interviews:loop-new"), build_query(world))
+    assert response.status_code == 200
+    body = response.content.decode()
+    for title in ("serving-1", "serving-2", "both-1", "training-1"):
+        assert f"<strong>{title}</strong>" in body
+    assert "covers networking, training; not asked in 90 days; fits L5, 15 min" in body
+    assert "30 of 45 min" in body
+    assert "Save this loop" in body
+    assert "short of questions" not in body
+    assert snapshot() == before
+
+
+def test_the_build_page_preview_shows_warnings(signed_in, recruiter, world):
+    services.loop_create(candidate=world.candidate, role=world.role, level=world.level)
+    before = snapshot()
+    body = (
+        signed_in(recruiter)
+        .get(reverse("interviews:loop-new"), build_query(world))
+        .content.decode()
+    )
+    assert "Some interviews are short of questions." in body
+    assert "Slot &#x27;Serving&#x27; has 1 of 2 questions" in body
+    assert snapshot() == before
+
+
+def test_the_build_page_saves_the_loop(signed_in, recruiter, world):
+    response = signed_in(recruiter).post(reverse("interviews:loop-new"), build_query(world))
+    loop = Loop.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("interviews:loop-detail", args=[loop.pk])
+    assert (loop.candidate, loop.created_by, loop.interviews.count()) == (
+        world.candidate,
+        recruiter,
+        2,
+    )
+
+
+def test_the_build_page_explains_a_missing_template_and_saves_nothing(signed_in, recruiter, world):
+    before = snapshot()
+    client = signed_in(recruiter)
+    for method in (client.get, client.post):
+        response = method(reverse("interviews:loop-new"), build_query(world, "L3"))
+        assert response.status_code == 200
+        assert "There is no loop template for AI Infrastructure Engineer at L3." in (
+            response.content.decode()
+        )
+    assert snapshot() == before
+
+
+def test_the_build_page_starts_with_an_empty_form(signed_in, recruiter, world):
+    response = signed_in(recruiter).get(reverse("interviews:loop-new"))
+    assert response.status_code == 200
+    assert "Save this loop" not in response.content.decode()
+
+
+# --- loops --------------------------------------------------------------------------
+
+
+def test_the_loop_list_shows_each_loop(signed_in, recruiter, world, panels):
+    services.loop_create(candidate=world.candidate, role=world.role, level=world.level)
+    body = signed_in(recruiter).get(reverse("interviews:loop-list")).content.decode()
+    assert body.count("Casey Quinn</strong>") == 2
+    assert body.count('class="warn-dot"') == 1
+    assert "status-scheduled" in body and "status-draft" in body
+
+
+def test_the_loop_page_shows_interviews_questions_reasons_and_panel_forms(
+    signed_in, recruiter, world, panels
+):
+    services.loop_create(candidate=world.candidate, role=world.role, level=world.level)
+    second = Loop.objects.order_by("-pk").first()
+    client = signed_in(recruiter)
+    body = client.get(reverse("interviews:loop-detail", args=[panels.pk])).content.decode()
+    for title in ("serving-1", "serving-2", "both-1", "training-1"):
+        assert f">{title}</a>" in body
+    assert "covers serving; not asked in 90 days; fits L5, 15 min" in body
+    assert "Ines</span>" in body and "Omar</span>" in body
+    for item in panels.interviews.first().questions.all():
+        assert reverse("interviews:question-swap", args=[item.pk]) in body
+        assert reverse("interviews:question-move", args=[item.pk]) in body
+    assert body.count("Save panel") == 2
+    warned = client.get(reverse("interviews:loop-detail", args=[second.pk])).content.decode()
+    assert "Assembly warnings" in warned
+    assert "Slot &#x27;Serving&#x27; has 1 of 2 questions" in warned
+
+
+def test_a_decided_loop_offers_no_changes(signed_in, recruiter, loop):
+    Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DECIDED, decision="hire")
+    body = signed_in(recruiter).get(reverse("interviews:loop-detail", args=[loop.pk]))
+    text = body.content.decode()
+    assert "Decision: <strong>Hire</strong>" in text
+    assert "Save panel" not in text
+    assert "Swap</a>" not in text
+
+
+# --- interviewers ----------------------------------------------------------------------
+
+
+def test_my_interviews_lists_upcoming_and_past(signed_in, interviewer, world, panels, interviews):
+    past = services.loop_create(
+        candidate=services.candidate_create(name="Avery Past"), role=world.role, level=world.level
+    )
+    held = timezone.now() - timedelta(days=3)
+    services.interview_update(
+        interview=past.interviews.first(),
+        interviewers=[interviewer],
+        scheduled_start=held,
+        scheduled_end=held + timedelta(minutes=45),
+    )
+    body = signed_in(interviewer).get(reverse("interviews:my-interviews")).content.decode()
+    upcoming, _, earlier = body.partition("<h2>Past</h2>")
+    assert "Casey Quinn" in upcoming and "Avery Past" not in upcoming
+    assert "Avery Past" in earlier and "Casey Quinn" not in earlier
+    assert reverse("interviews:kit", args=[interviews[0].pk]) in upcoming
+    # Omar's interview of the same loop is not Ines's.
+    assert reverse("interviews:kit", args=[interviews[1].pk]) not in body
+
+
+def test_the_kit_shows_each_question_as_asked_with_its_rubric_and_follow_ups(
+    signed_in, interviewer, interviews, panels
+):
+    response = signed_in(interviewer).get(reverse("interviews:kit", args=[interviews[0].pk]))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert '<link rel="stylesheet" href="/static/css/print.css" media="print">' in body
+    assert "<h2>1. serving-1</h2>" in body and "<h2>2. serving-2</h2>" in body
+    assert '<blockquote class="prompt">Prompt of serving-1?</blockquote>' in body
+    assert "15 min · rate 1–4" in body
+    first = body[body.index("1. serving-1") : body.index("2. serving-2")]
+    core = first.index(">Core</h3>")
+    strong = first.index(">Strong answers add</h3>")
+    red = first.index(">Red flags</h3>")
+    assert core < first.index("Explains the mechanism in plain terms.") < strong
+    assert core < first.index("Estimates the cost with numbers.") < strong
+    assert strong < first.index("A strong answer also compares two alternatives.") < red
+    assert red < first.index("A common miss is ignoring failure modes.")
+    assert '<ol class="followups"><li>What would you measure first?</li></ol>' in first
+    assert reverse("interviews:kit-markdown", args=[interviews[0].pk]) in body
+
+
+def test_the_kit_downloads_as_markdown(signed_in, interviewer, interviews, panels):
+    response = signed_in(interviewer).get(
+        reverse("interviews:kit-markdown", args=[interviews[0].pk])
+    )
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/markdown; charset=utf-8"
+    assert response["Content-Disposition"] == 'attachment; filename="kit-casey-quinn-serving.md"'
+    text = response.content.decode()
+    assert text.startswith("# Serving: Casey Quinn\n")
+    assert "45 minutes (30 planned across 2 questions)" in text
+    assert "## 1. serving-1 (15 min, rate 1–4)" in text
+    assert "> Prompt of serving-1?" in text
+    assert (
+        "**Core**\n\n"
+        "- [ ] Explains the mechanism in plain terms.\n"
+        "- [ ] Estimates the cost with numbers.\n\n"
+        "**Strong answers add**\n\n"
+        "- [ ] A strong answer also compares two alternatives.\n\n"
+        "**Red flags**\n\n"
+        "- [ ] A common miss is ignoring failure modes.\n\n"
+        "**Expect these follow-ups**\n\n"
+        "1. What would you measure first?\n"
+    ) in text

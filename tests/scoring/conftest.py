@@ -1,0 +1,86 @@
+"""Personas and the loop most scorecard tests use.
+
+The panel loop has two interviews of four questions each:
+
+* Interview 1: Ines and Pia interview, Sam shadows;
+* Interview 2: Omar and Ines interview (so Ines owes two cards in the loop).
+
+Olga is an interviewer on no interview of the loop; Leo a calibration lead, also not on it.
+"""
+
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+
+from kit.permissions import INTERVIEWER
+from tests.conftest import make_user
+from tests.scoring.helpers import Built, Seat, build_loop, submitted
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttle_counts() -> Iterator[None]:
+    # The API throttles through the cache, which outlives a test.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def pia(db: None) -> User:
+    return make_user("pia", INTERVIEWER, first_name="Pia")
+
+
+@pytest.fixture
+def sam(db: None) -> User:
+    return make_user("sam", INTERVIEWER, first_name="Sam")
+
+
+@pytest.fixture
+def olga(db: None) -> User:
+    return make_user("olga", INTERVIEWER, first_name="Olga")
+
+
+@pytest.fixture
+def panel(
+    recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
+) -> Built:
+    return build_loop(
+        seats=[
+            Seat(interviewers=[interviewer, pia], shadow=sam),
+            Seat(interviewers=[other_interviewer, interviewer]),
+        ],
+        recruiter=recruiter,
+    )
+
+
+@pytest.fixture
+def first(panel: Built):  # type: ignore[no-untyped-def]
+    """Interview 1 (Ines, Pia; Sam shadows)."""
+    return panel.interviews[0]
+
+
+@pytest.fixture
+def second(panel: Built):  # type: ignore[no-untyped-def]
+    """Interview 2 (Omar, Ines)."""
+    return panel.interviews[1]
+
+
+@pytest.fixture
+def sized(recruiter: User) -> dict[int, Built]:
+    """Two loops with every card submitted, for query counts: 2 and 6 interviews of four
+    questions, one interviewer each (`<size>-panelist-<n>`), each card rated and annotated."""
+    loops = {}
+    for size in (2, 6):
+        people = [make_user(f"{size}-panelist-{n}", INTERVIEWER) for n in range(1, size + 1)]
+        built = build_loop(
+            seats=[Seat(interviewers=[person]) for person in people],
+            role_name=f"Role of {size}",
+            candidate_name=f"Candidate of {size}",
+            recruiter=recruiter,
+        )
+        for person, interview in zip(people, built.interviews, strict=True):
+            submitted(person, interview, notes=f"notes of {person}", summary=f"by {person}")
+        loops[size] = built
+    return loops

@@ -1,0 +1,154 @@
+"""/loops/{id}/debrief/: the panel's grid of interviewers by questions, then the decision.
+
+Who sees which card is tested across every endpoint in test_blind_feedback.py; the
+decision form in test_loop_decide.py.
+"""
+
+from django.contrib.auth.models import User
+from django.test import Client
+
+from interviews.models import Interview
+from kit.models import RubricItem
+from scoring import services
+from tests.scoring.helpers import Built, count_queries, draft, ratings_for, rubric, submitted
+
+
+def signed_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def url(built: Built) -> str:
+    return f"/loops/{built.loop.pk}/debrief/"
+
+
+def test_a_recruiter_sees_the_grid_summaries_and_who_is_pending(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    recruiter: User,
+    pia: User,
+    other_interviewer: User,
+) -> None:
+    # Pia covers every point of question 1, red flag included.
+    ratings = ratings_for(first, rating=4)
+    q1 = first.questions.order_by("order")[0]
+    ratings[0] = services.RatingInput(item=q1.pk, rating=2, checked=tuple(r.pk for r in rubric(q1)))
+    card = services.scorecard_start(interview=first, by=pia)
+    services.scorecard_save_draft(
+        scorecard=card,
+        by=pia,
+        recommendation="strong_yes",
+        summary="Deep on serving.\nWould hire.",
+        ratings=ratings,
+    )
+    services.scorecard_submit(scorecard=card, by=pia)
+    submitted(other_interviewer, second, rating=1, recommendation="strong_no", summary="No.")
+
+    response = signed_in(recruiter).get(url(panel))
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "<h1>Debrief: Casey Quinn</h1>" in body
+    for item in [*panel.questions(first), *panel.questions(second)]:
+        assert f'<th title="{item.question.title}">' in body
+    assert '<span class="rec rec-strong_yes">strong yes</span>' in body
+    assert '<span class="rec rec-strong_no">strong no</span>' in body
+    assert body.count('<span class="score">4</span>') == 3
+    assert body.count('<span class="score">1</span>') == 4
+    assert '<span class="score">2</span>' in body
+    assert "core 2/2 · strong 1/1" in body
+    assert "core 2/2 · strong 0/1" in body
+    red = rubric(q1, RubricItem.Kind.RED_FLAG)[0]
+    assert f'<div class="redflag small" title="{red.text}">' in body
+    assert "Deep on serving.<br>Would hire." in body
+    assert "<p>No.</p>" in body
+    assert "Waiting for:" in body
+    assert '<span class="tag">Ines</span>' in body
+    assert '<span class="tag">Sam (shadow)</span>' in body
+    assert "Record the decision" in body
+
+
+def test_a_blind_interviewer_is_told_to_finish_her_cards(
+    panel: Built, first: Interview, second: Interview, interviewer: User, pia: User
+) -> None:
+    submitted(pia, first, summary="Pia's verdict")
+    draft(interviewer, first)
+    draft(interviewer, second)
+
+    response = signed_in(interviewer).get(url(panel))
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Feedback stays blind until you submit." in body
+    assert f'href="/interviews/{first.pk}/scorecard/">Finish my scorecard for Interview 1' in body
+    assert f'href="/interviews/{second.pk}/scorecard/">Finish my scorecard for Interview 2' in body
+    assert '<table class="table grid">' not in body
+    assert "Pia" not in body.split("<main", 1)[1]
+    assert "Record the decision" not in body
+
+
+def test_after_submitting_an_interviewer_sees_the_grid_and_can_amend_her_card(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    interviewer: User,
+    pia: User,
+) -> None:
+    submitted(pia, first, summary="Pia's verdict")
+    mine = submitted(interviewer, first, summary="My verdict")
+    submitted(interviewer, second)
+
+    response = signed_in(interviewer).get(url(panel))
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Feedback stays blind" not in body
+    assert '<table class="table grid">' in body
+    assert "Pia&#x27;s verdict" in body and "My verdict" in body
+    assert f'href="/scorecards/{mine.pk}/amend/">Amend my scorecard' in body
+    assert body.count("Amend my scorecard") == 2  # her two cards, not Pia's
+
+
+def test_it_sends_anonymous_visitors_to_the_login_page(panel: Built) -> None:
+    response = Client().get(url(panel))
+
+    assert (response.status_code, response["Location"]) == (
+        302,
+        f"/login/?next=/loops/{panel.loop.pk}/debrief/",
+    )
+
+
+def test_it_answers_404_for_an_unknown_loop(panel: Built, recruiter: User) -> None:
+    assert signed_in(recruiter).get("/loops/999999/debrief/").status_code == 404
+
+
+def test_it_renders_in_a_fixed_number_of_queries(
+    sized: dict[int, Built], recruiter: User, django_assert_max_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    def read(client: Client, size: int) -> None:
+        response = client.get(url(sized[size]))
+        assert response.status_code == 200
+        assert response.content.decode().count('<section class="card">') == size
+
+    def client(username: str) -> Client:
+        return signed_in(User.objects.get(username=username))
+
+    # Recruiter: 1 session, 2 user, 3 persona groups, 4 loop (candidate, role, level,
+    # decided_by joined), 5 interviews, 6 panels (users joined), 7 questions (question,
+    # version joined), 8 rubric items, 9 scorecards (interviewer, loop joined), 10 ratings
+    # (item, question, version joined), 11 rubric items checked, 12 follow-ups asked,
+    # 13 amendments.
+    rita = client("rita")
+    with django_assert_max_num_queries(13):
+        read(rita, 6)
+    assert count_queries(lambda: read(rita, 2)) == count_queries(lambda: read(rita, 6)) == 13
+
+    # An interviewer who has submitted: the same, plus "owes nothing?" (seat exists, her
+    # submitted count, her seat count) asked once.
+    big = client("6-panelist-1")
+    with django_assert_max_num_queries(16):
+        read(big, 6)
+    small = client("2-panelist-1")
+    assert count_queries(lambda: read(small, 2)) == count_queries(lambda: read(big, 6)) == 16

@@ -1,0 +1,406 @@
+"""PUT /api/v1/scorecards/{id}/ (services.scorecard_save_draft): save the whole draft as given."""
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from config.exceptions import ApplicationError
+from interviews.models import Interview, Loop
+from kit import services as kit_services
+from kit.models import FollowUp, RubricItem
+from scoring import services
+from scoring.models import QuestionRating, Scorecard
+from tests.conftest import client_for
+from tests.scoring.helpers import (
+    Built,
+    card_json,
+    draft,
+    follow_ups,
+    payload,
+    rubric,
+    state,
+    submitted,
+)
+
+
+def put(user: User, card: Scorecard, body: dict[str, Any]):  # type: ignore[no-untyped-def]
+    return client_for(user).put(f"/api/v1/scorecards/{card.pk}/", body, format="json")
+
+
+@pytest.fixture
+def card(first: Interview, interviewer: User) -> Scorecard:
+    """Ines's draft for interview 1, already holding a complete card (so a refusal has
+    something to keep)."""
+    return draft(interviewer, first, notes="Kept as it was", summary="First pass")
+
+
+def test_it_saves_ratings_rubric_follow_ups_notes_and_not_asked(
+    first: Interview, interviewer: User
+) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    q1, q2, q3, q4 = first.questions.order_by("order")
+    core, strong, red = (rubric(q1, kind)[0] for kind in ("core", "strong", "red_flag"))
+    body = {
+        "recommendation": "strong_yes",
+        "summary": "Clear reasoning throughout.",
+        "ratings": [
+            {
+                "item": q1.pk,
+                "rating": 4,
+                "checked": [core.pk, strong.pk, red.pk],
+                "follow_ups_asked": [follow_ups(q1)[0].pk],
+                "notes": "Walked through the KV cache.",
+            },
+            {"item": q2.pk, "rating": 1, "notes": "Missed the point."},
+            {"item": q3.pk, "not_asked": True, "not_asked_reason": "  ran out of time  "},
+            {"item": q4.pk, "rating": 2},
+        ],
+    }
+
+    response = put(interviewer, card, body)
+
+    assert response.status_code == 200
+    assert response.json() == card_json(card)
+    data = response.json()
+    assert (data["status"], data["recommendation"], data["summary"]) == (
+        "draft",
+        "strong_yes",
+        "Clear reasoning throughout.",
+    )
+    assert [
+        (r["item"], r["rating"], r["not_asked"], r["not_asked_reason"], r["notes"])
+        for r in data["ratings"]
+    ] == [
+        (q1.pk, 4, False, "", "Walked through the KV cache."),
+        (q2.pk, 1, False, "", "Missed the point."),
+        (q3.pk, None, True, "ran out of time", ""),
+        (q4.pk, 2, False, "", ""),
+    ]
+    assert data["ratings"][0]["checked"] == sorted([core.pk, strong.pk, red.pk])
+    assert data["ratings"][0]["follow_ups_asked"] == [follow_ups(q1)[0].pk]
+    assert data["ratings"][0]["title"] == q1.question.title
+    card.refresh_from_db()
+    assert card.status == "draft" and card.submitted_at is None
+
+
+def test_it_saves_an_incomplete_draft(first: Interview, interviewer: User) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    item = first.questions.order_by("order").first()
+    assert item is not None
+
+    response = put(interviewer, card, {"ratings": [{"item": item.pk, "rating": 2}]})
+
+    assert response.status_code == 200
+    assert response.json() == card_json(card)
+    assert (response.json()["recommendation"], len(response.json()["ratings"])) == ("", 1)
+
+
+def test_it_replaces_the_whole_card_so_a_missing_rating_is_removed(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    body = payload(first, summary="Second pass")
+    body["ratings"] = body["ratings"][:2]
+
+    response = put(interviewer, card, body)
+
+    assert response.status_code == 200
+    assert [r["item"] for r in response.json()["ratings"]] == [
+        q.pk for q in first.questions.order_by("order")[:2]
+    ]
+    assert QuestionRating.objects.filter(scorecard=card).count() == 2
+    assert response.json()["summary"] == "Second pass"
+
+
+def test_it_moves_a_scheduled_loop_in_progress(
+    panel: Built, first: Interview, interviewer: User
+) -> None:
+    assert panel.loop.status == "scheduled"
+
+    draft(interviewer, first)
+
+    panel.loop.refresh_from_db()
+    assert panel.loop.status == "in_progress"
+
+
+def test_every_rating_keeps_the_version_its_question_was_assigned_at(
+    first: Interview, interviewer: User, lead: User
+) -> None:
+    item = first.questions.select_related("question", "version").order_by("order").first()
+    assert item is not None
+    assigned = item.version
+    question = item.question
+    # A lead edits the question after it was assigned: the assignment froze version 1.
+    content = kit_services.content_of(assigned)
+    changed = kit_services.question_update(
+        question=question,
+        content=kit_services.Content(
+            prompt=content.prompt + " (revised)",
+            outline="Names the bottleneck. Quantifies it.",
+            minutes=content.minutes,
+            scale_max=content.scale_max,
+            follow_ups=content.follow_ups,
+        ),
+        by=lead,
+    )
+    question.refresh_from_db()
+    assert changed and question.current_id != assigned.pk and question.current.number == 2
+
+    card = services.scorecard_start(interview=first, by=interviewer)
+    response = put(interviewer, card, payload(first))
+
+    assert response.status_code == 200
+    rating = QuestionRating.objects.get(scorecard=card, item=item)
+    assert rating.version_id == assigned.pk
+    assert response.json()["ratings"][0]["version"] == 1
+    # The rubric it is checked against is the assigned version's, not the new one's.
+    assert set(rating.checked.values_list("version", flat=True)) == {assigned.pk}
+
+
+def test_it_refuses_a_rubric_item_of_the_questions_newer_version(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    item = first.questions.select_related("question").order_by("order").first()
+    assert item is not None
+    question = item.question
+    content = kit_services.content_of(item.version)
+    kit_services.question_update(
+        question=question,
+        content=kit_services.Content(
+            prompt=content.prompt, outline="Names the bottleneck. Quantifies it."
+        ),
+    )
+    question.refresh_from_db()
+    newer = RubricItem.objects.filter(version=question.current_id).first()
+    assert newer is not None
+    body = payload(first)
+    body["ratings"][0]["checked"] = [newer.pk]
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": f"ratings[1] ({question.title}): rubric item {newer.pk} "
+            "does not belong to this question."
+        },
+    )
+    assert state() == before
+
+
+def test_it_refuses_a_rubric_item_of_another_question(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    q1, q2 = first.questions.select_related("question").order_by("order")[:2]
+    foreign = rubric(q2)[0]
+    body = payload(first)
+    body["ratings"][0]["checked"] = [rubric(q1)[0].pk, foreign.pk]
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": f"ratings[1] ({q1.question.title}): rubric item {foreign.pk} "
+            "does not belong to this question."
+        },
+    )
+    assert state() == before
+
+
+def test_it_refuses_a_follow_up_of_another_question(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    q1, q2 = first.questions.select_related("question").order_by("order")[:2]
+    foreign = follow_ups(q1)[0]
+    body = payload(first)
+    body["ratings"][1]["follow_ups_asked"] = [foreign.pk]
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": f"ratings[2] ({q2.question.title}): follow-up {foreign.pk} "
+            "does not belong to this question."
+        },
+    )
+    assert state() == before
+
+
+def test_it_refuses_an_unknown_follow_up(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    q1 = first.questions.select_related("question").order_by("order").first()
+    assert q1 is not None
+    missing = (FollowUp.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1
+    body = payload(first)
+    body["ratings"][0]["follow_ups_asked"] = [missing]
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": f"ratings[1] ({q1.question.title}): follow-up {missing} "
+        "does not belong to this question."
+    }
+    assert state() == before
+
+
+@pytest.mark.parametrize("rating", [0, 5])
+def test_it_refuses_a_rating_outside_the_scale(
+    card: Scorecard, first: Interview, interviewer: User, rating: int
+) -> None:
+    q1 = first.questions.select_related("question", "version").order_by("order").first()
+    assert q1 is not None and q1.version.scale_max == 4
+    body = payload(first)
+    body["ratings"][0]["rating"] = rating
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": f"ratings[1] ({q1.question.title}): rating {rating} is outside the scale 1–4."},
+    )
+    assert state() == before
+
+
+def test_it_refuses_a_negative_rating_naming_the_field(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    body = payload(first)
+    body["ratings"][0]["rating"] = -1
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "ratings": {"0": {"rating": ["Ensure this value is greater than or equal to 0."]}}
+    }
+    assert state() == before
+
+
+def test_it_refuses_a_question_that_is_not_in_this_interview(
+    card: Scorecard, first: Interview, second: Interview, interviewer: User
+) -> None:
+    # Ines sits on both interviews; a question of interview 2 still has no place on card 1.
+    elsewhere = second.questions.order_by("order").first()
+    assert elsewhere is not None
+    body = payload(first)
+    body["ratings"].append({"item": elsewhere.pk, "rating": 3})
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": f"ratings[5]: question {elsewhere.pk} is not in this interview."},
+    )
+    assert state() == before
+
+
+def test_it_refuses_a_question_rated_twice(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    body = payload(first)
+    body["ratings"].append(dict(body["ratings"][0]))
+    item = body["ratings"][0]["item"]
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": f"ratings[5]: question {item} is rated twice."},
+    )
+    assert state() == before
+
+
+def test_it_refuses_a_rating_on_a_question_not_asked(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    q1 = first.questions.select_related("question").order_by("order").first()
+    assert q1 is not None
+    body = payload(first)
+    body["ratings"][0].update(not_asked=True, not_asked_reason="no time", rating=3)
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": f"ratings[1] ({q1.question.title}): a question not asked has no rating."},
+    )
+    assert state() == before
+
+
+def test_it_refuses_an_unknown_recommendation(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    before = state()
+
+    response = put(interviewer, card, payload(first, recommendation="maybe"))
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"recommendation": ['"maybe" is not a valid choice.']},
+    )
+    assert state() == before
+
+
+def test_it_answers_404_on_someone_elses_card(
+    card: Scorecard, first: Interview, pia: User, recruiter: User
+) -> None:
+    before = state()
+
+    for user in (pia, recruiter):
+        response = put(user, card, payload(first, notes="Overwritten"))
+        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+
+    assert state() == before
+
+
+def test_it_answers_409_on_a_submitted_card(first: Interview, interviewer: User) -> None:
+    card = submitted(interviewer, first, summary="As submitted")
+    before = state()
+
+    response = put(interviewer, card, payload(first, rating=1, summary="Changed my mind"))
+
+    assert (response.status_code, response.json()) == (
+        409,
+        {"detail": "This scorecard is submitted; amend it with a reason instead."},
+    )
+    assert state() == before
+    assert Scorecard.objects.get(pk=card.pk).summary == "As submitted"
+
+
+def test_the_service_refuses_anyone_but_the_author(
+    card: Scorecard, first: Interview, pia: User
+) -> None:
+    before = state()
+
+    with pytest.raises(ApplicationError) as raised:
+        services.scorecard_save_draft(scorecard=card, by=pia, summary="Not mine")
+    assert raised.value.message == "Only the author can change a scorecard."
+
+    assert state() == before
+
+
+def test_a_loop_that_was_never_started_stays_unchanged_on_a_refusal(
+    panel: Built, first: Interview, interviewer: User
+) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    body = payload(first)
+    body["ratings"][0]["rating"] = 9
+
+    response = put(interviewer, card, body)
+
+    assert response.status_code == 400
+    assert Loop.objects.get(pk=panel.loop.pk).status == "scheduled"
+    assert not QuestionRating.objects.exists()
