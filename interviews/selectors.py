@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Case, Count, F, Min, Prefetch, Q, QuerySet, When
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -165,6 +165,26 @@ ASSIGNED_QUESTIONS = Prefetch(
     ),
 )
 PANEL = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
+
+
+def loop_list(*, user: User) -> QuerySet[Loop]:
+    """Return loops for the list page: the ones needing attention first, then by date."""
+    urgency = Case(
+        When(status=Loop.Status.DEBRIEF, then=0),
+        When(status=Loop.Status.IN_PROGRESS, then=1),
+        When(status=Loop.Status.SCHEDULED, then=2),
+        When(status=Loop.Status.DRAFT, then=3),
+        default=4,
+    )
+    return (
+        loops_visible_to(user)
+        .annotate(
+            n=Count("interviews", distinct=True),
+            starts=Min("interviews__scheduled_start"),
+            urgency=urgency,
+        )
+        .order_by("urgency", F("starts").desc(nulls_first=True), "-id")
+    )
 
 
 def interviews_visible_to(user: User) -> QuerySet[Interview]:

@@ -73,7 +73,7 @@ def candidate_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def loop_list(request: HttpRequest) -> HttpResponse:
     _recruiter(request)
-    loops = selectors.loops_visible_to(request.user).annotate(n=Count("interviews"))
+    loops = selectors.loop_list(user=request.user)
     return render(request, "interviews/loop_list.html", {"loops": loops})
 
 

@@ -4,14 +4,15 @@ One code path for the Celery task, the `calibrate` command and the API. The
 maths lives in scoring.stats (pure numpy); this module only moves data.
 """
 
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Count, FloatField, Max, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from interviews.models import Candidate, Loop
@@ -69,43 +70,83 @@ class Ratings:
     loop: np.ndarray
     recommendation: np.ndarray
     scale_max: np.ndarray
-    scorecards: int
+    scorecard: np.ndarray
+    level: np.ndarray
+
+    @property
+    def scorecards(self) -> int:
+        return int(np.unique(self.scorecard).size)
+
+    def only(self, level: Level | None) -> "Ratings":
+        """Return the ratings of one level (all of them for None)."""
+        if level is None:
+            return self
+        keep = self.level == level.pk
+        return Ratings(**{name: getattr(self, name)[keep] for name in COLUMNS})
+
+
+# The columns load_ratings reads, in order; all numeric so they stream into one array.
+COLUMNS = (
+    "candidate", "interviewer", "question", "rating", "loop", "recommendation",
+    "scale_max", "scorecard", "level",
+)  # fmt: skip
 
 
 def load_ratings(role: Role, level: Level | None = None) -> Ratings:
-    """Read every rating in scope with one streaming query of plain tuples (no model objects)."""
+    """Read every rating in scope with one streaming query, straight into numpy.
+
+    No model object per row: on PostgreSQL the rows come out through COPY as
+    text that numpy parses in one call; elsewhere through a raw cursor in chunks.
+    A recommendation is scored -2, -1, 1, 2 in SQL; 0 (none) becomes NaN here.
+    """
+    recommendation = Case(
+        *[When(scorecard__recommendation=key, then=Value(score)) for key, score in
+          RECOMMENDATION_SCORE.items()],
+        default=Value(0.0),
+        output_field=FloatField(),
+    )  # fmt: skip
     rows = (
         QuestionRating.objects.filter(_in_scope(role, level))
+        .annotate(rec=recommendation)
         .values_list(
             "scorecard__interview__loop__candidate_id",
             "scorecard__interviewer_id",
             "item__question_id",
             "rating",
             "scorecard__interview__loop_id",
-            "scorecard__recommendation",
+            "rec",
             "version__scale_max",
             "scorecard_id",
+            "scorecard__interview__loop__level_id",
         )
         .order_by()
     )
-    data = list(rows.iterator(chunk_size=20_000))
-    if not data:
-        empty = np.zeros(0, dtype=np.int64)
-        return Ratings(empty, empty, empty, np.zeros(0), empty, np.zeros(0), np.zeros(0), 0)
-    columns = list(zip(*data, strict=True))
-    recommendation = np.array(
-        [RECOMMENDATION_SCORE.get(r, np.nan) for r in columns[5]], dtype=np.float64
+    table = _numeric_table(rows, len(COLUMNS))
+    arrays = {name: table[:, n] for n, name in enumerate(COLUMNS)}
+    for name in ("candidate", "interviewer", "question", "loop", "scorecard", "level"):
+        arrays[name] = arrays[name].astype(np.int64)
+    arrays["recommendation"] = np.where(
+        arrays["recommendation"] == 0, np.nan, arrays["recommendation"]
     )
-    return Ratings(
-        candidate=np.asarray(columns[0], dtype=np.int64),
-        interviewer=np.asarray(columns[1], dtype=np.int64),
-        question=np.asarray(columns[2], dtype=np.int64),
-        rating=np.asarray(columns[3], dtype=np.float64),
-        loop=np.asarray(columns[4], dtype=np.int64),
-        recommendation=recommendation,
-        scale_max=np.asarray(columns[6], dtype=np.float64),
-        scorecards=len(set(columns[7])),
-    )
+    return Ratings(**arrays)
+
+
+def _numeric_table(queryset: QuerySet, width: int) -> np.ndarray:
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            buffer = io.BytesIO()
+            with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT", params) as copy:
+                for block in copy:
+                    buffer.write(block)
+            # Tabs and newlines are both whitespace: one parse of the whole text.
+            flat = np.fromstring(buffer.getvalue().decode(), dtype=np.float64, sep=" ")
+            return flat.reshape(-1, width)
+        cursor.execute(sql, params)
+        chunks = [np.zeros((0, width))]
+        while batch := cursor.fetchmany(50_000):
+            chunks.append(np.asarray(batch, dtype=np.float64))
+        return np.concatenate(chunks)
 
 
 def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,12 +155,15 @@ def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def compute(
-    role: Role, level: Level | None = None, progress: Progress | None = None
+    role: Role,
+    level: Level | None = None,
+    progress: Progress | None = None,
+    data: Ratings | None = None,
 ) -> dict[str, Any]:
-    """Return the calibration snapshot body for the scope."""
+    """Return the calibration snapshot body for the scope (reading its ratings unless given)."""
     report = progress or (lambda pct, stage: None)
     report(5, "reading ratings")
-    data = load_ratings(role, level)
+    data = load_ratings(role, level) if data is None else data
     candidate_ids, c_code = _codes(data.candidate)
     interviewer_ids, i_code = _codes(data.interviewer)
     question_ids, q_code = _codes(data.question)
@@ -219,19 +263,29 @@ def rubric_hit_rates(question_ids: list[int]) -> dict[int, dict[str, float]]:
     return rates
 
 
+def stored(role: Role, level: Level | None, mark: str) -> CalibrationSnapshot | None:
+    return CalibrationSnapshot.objects.filter(role=role, level=level, watermark=mark).first()
+
+
 def snapshot_store(
-    *, role: Role, level: Level | None = None, progress: Progress | None = None
+    *,
+    role: Role,
+    level: Level | None = None,
+    progress: Progress | None = None,
+    data: Ratings | None = None,
+    mark: str | None = None,
 ) -> tuple[CalibrationSnapshot, bool]:
     """Compute and store the scope's snapshot unless one exists for the same inputs.
 
     Returns (snapshot, created). The watermark is read before computing: if
     ratings arrive meanwhile, the next run sees a new watermark and stores again.
+    `data`, the role's ratings already loaded, saves reading them per level.
     """
-    mark = watermark(role, level)
-    existing = CalibrationSnapshot.objects.filter(role=role, level=level, watermark=mark).first()
+    mark = mark or watermark(role, level)
+    existing = stored(role, level, mark)
     if existing is not None:
         return existing, False
-    body = compute(role, level, progress)
+    body = compute(role, level, progress, data.only(level) if data is not None else None)
     body["computed_at"] = timezone.now().isoformat()
     body["watermark"] = mark
     try:

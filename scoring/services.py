@@ -19,8 +19,8 @@ from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Pan
 from kit import services as kit_services
 from kit.models import FollowUp, Level, Question, Role, RubricItem
 from kit.permissions import INTERVIEWER
-from scoring import bulk, importers, selectors
-from scoring.calibration import Progress, snapshot_store
+from scoring import bulk, calibration, importers, selectors
+from scoring.calibration import Progress
 from scoring.models import Amendment, AuditEvent, CalibrationJob, QuestionRating, Scorecard
 
 log = logging.getLogger(__name__)
@@ -411,6 +411,10 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
             .order_by("rank")
         )
         scopes: list[Level | None] = [None, *levels]
+        marks = {scope: calibration.watermark(job.role, scope) for scope in scopes}
+        # Read the role's ratings once, and only if some scope has new inputs.
+        fresh = any(calibration.stored(job.role, s, marks[s]) is None for s in scopes)
+        data = calibration.load_ratings(job.role) if fresh else None
         share = 90 // len(scopes)
         main = None
         for n, level in enumerate(scopes):
@@ -420,7 +424,9 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
             def scoped(pct: int, stage: str, base: int = base, label: str = label) -> None:
                 report(base + pct * share // 100, f"{label}: {stage}")
 
-            snapshot, _ = snapshot_store(role=job.role, level=level, progress=scoped)
+            snapshot, _ = calibration.snapshot_store(
+                role=job.role, level=level, progress=scoped, data=data, mark=marks[level]
+            )
             main = main or snapshot
     except Exception as exc:
         CalibrationJob.objects.filter(pk=job_id).update(

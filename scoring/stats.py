@@ -450,8 +450,12 @@ def icc(grid: npt.ArrayLike, confidence: float = CONFIDENCE) -> IccResult:
     df_r, df_c, df_e, df_w = n - 1, k - 1, (n - 1) * (k - 1), n * (k - 1)
     msr, msc, mse, msw = ss_r / df_r, ss_c / df_c, ss_e / df_e, ss_w / df_w
 
+    # A denominator that is zero up to rounding (e.g. MSC = MSE - n*MSR/k) gives
+    # no ICC, not a number of 1e16.
+    tiny = 1e-9 * (abs(msr) + abs(msc) + abs(mse) + abs(msw))
+
     def ratio(a: float, b: float) -> float:
-        return a / b if b != 0 else math.nan
+        return a / b if abs(b) > tiny else math.nan
 
     values = {
         "ICC1": ratio(msr - msw, msr + (k - 1) * msw),

@@ -42,6 +42,13 @@ class Worker:
         return self.log.read_text(errors="replace")
 
 
+def _forget_connections() -> None:
+    # Earlier tests may have made Celery open and cache connections for the settings
+    # they ran under; drop them so publishing and pings use the broker set here.
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
 def _database_url() -> str:
     db = connection.settings_dict
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
@@ -85,6 +92,7 @@ def worker(transactional_db, settings, tmp_path) -> Iterator[Worker]:  # type: i
     app.conf.update(
         task_always_eager=False, broker_url=BROKER, result_backend=BROKER, task_default_queue=queue
     )
+    _forget_connections()
     settings.CALIBRATION_COLLAPSE_SECONDS = 2
     try:
         wait_for(
@@ -102,3 +110,4 @@ def worker(transactional_db, settings, tmp_path) -> Iterator[Worker]:  # type: i
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, 9)
         app.conf.update(saved, task_default_queue=saved_queue)
+        _forget_connections()

@@ -7,10 +7,19 @@ from scoring.simulate import simulate_panel
 
 
 def write_ratings_csv(
-    path: Path, *, candidates: int, interviewers: int, questions: int, seed: int = 1
+    path: Path,
+    *,
+    candidates: int,
+    interviewers: int,
+    questions: int,
+    questions_per_interview: int = 3,
+    seed: int = 1,
 ) -> int:
     """Write a simulated panel as an import_scorecards CSV; return the number of rows."""
-    panel = simulate_panel(candidates, interviewers, questions, seed=seed)
+    panel = simulate_panel(
+        candidates, interviewers, questions,
+        questions_per_interview=questions_per_interview, seed=seed,
+    )  # fmt: skip
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["candidate", "interviewer", "question", "rating"])

@@ -7,6 +7,7 @@ statsmodels and krippendorff serve only as references here.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -297,9 +298,15 @@ def test_icc_matches_pingouin_on_random_grids(grid: np.ndarray) -> None:
     assume(min(ms["MSR"], ms["MSE"], ms["MSW"], ms["MSC"]) > 1e-9)
     reference = _pingouin_icc(grid)
     for row_type, form in PINGOUIN_TYPES.items():
-        assert mine.values[form] == pytest.approx(reference.at[row_type, "ICC"], abs=1e-9), form
+        expected = reference.at[row_type, "ICC"]
+        if math.isnan(mine.values[form]):
+            # Ours refuses a denominator that is zero up to rounding; pingouin
+            # divides anyway and returns noise of order 1e16.
+            assert not abs(expected) < 1e6, form
+            continue
+        assert mine.values[form] == pytest.approx(expected, abs=1e-9), form
         lo, hi = reference.at[row_type, "CI95"]
-        assert mine.ci95[form] == pytest.approx((lo, hi), abs=1e-9), form
+        assert mine.ci95[form] == pytest.approx((lo, hi), abs=1e-9, nan_ok=True), form
 
 
 def test_icc_confidence_intervals_match_pingouin_on_shrout_fleiss_data() -> None:

@@ -1,4 +1,3 @@
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -42,7 +41,7 @@ class Command(BaseCommand):
             raise CommandError(f"no level named '{level}'" if level else "no levels exist yet")
 
         def progress(stage: str, n: int) -> None:
-            sys.stderr.write(f"\r{file}: {stage} {n:,} rows ")
+            self.stderr.write(f"\r{file}: {stage} {n:,} rows ", ending="")
 
         try:
             result = services.scorecards_import(
@@ -53,7 +52,7 @@ class Command(BaseCommand):
             raise CommandError(f"{file}: no such file") from None
         except ImportFailed as failed:
             raise CommandError("\n".join(failed.problems)) from None
-        sys.stderr.write("\n")
+        self.stderr.write("")
         self.stdout.write(
             f"{file}: {result.rows} ratings in {result.scorecards} scorecards; created "
             f"{result.candidates_created} candidates, {result.interviewers_created} interviewers, "

@@ -1,0 +1,95 @@
+"""The calibrate command on a million ratings in PostgreSQL, against COPY plus one numpy pass.
+
+Run from the repository root:  python bench/calibrate.py [CANDIDATES]
+
+It simulates 50,000 candidates, 400 interviewers and 200 questions (panels of
+4 asking 5 questions each: about a million ratings), imports them with
+import_scorecards into a fresh database, then in one run times
+
+* baseline: COPY the ratings out of PostgreSQL (scorecard, question asked,
+  version, rating) and one numpy pass over them (mean rating per scorecard);
+* calibrate: the command, in a child process (reading the ratings with their
+  candidate, interviewer, question and loop, computing every statistic and
+  storing a snapshot for the role and for each level with ratings).
+
+and prints both times, their ratio and the child's peak memory. No assertions.
+Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432).
+"""
+
+import io
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _pg import ROOT, fresh_database, ratings_file, setup_django
+
+CANDIDATES = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
+CHILD = """
+import json, os, sys, time
+sys.path.insert(0, os.getcwd())
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+import django
+django.setup()
+from io import StringIO
+from django.core.management import call_command
+started = time.perf_counter()
+call_command("calibrate", stdout=StringIO())
+print(json.dumps({"seconds": time.perf_counter() - started}))
+"""
+
+
+def baseline(url: str) -> float:
+    import psycopg
+
+    started = time.perf_counter()
+    buffer = io.BytesIO()
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
+        sql = (
+            "COPY (SELECT scorecard_id, item_id, version_id, rating "
+            "FROM scoring_questionrating) TO STDOUT"
+        )
+        with cur.copy(sql) as copy:
+            for block in copy:
+                buffer.write(block)
+    table = np.fromstring(buffer.getvalue().decode(), dtype=np.float64, sep=" ").reshape(-1, 4)
+    cards = table[:, 0].astype(np.int64)
+    np.bincount(cards, table[:, 3]) / np.maximum(np.bincount(cards), 1)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    csv_path = Path(tempfile.gettempdir()) / f"bench-ratings-{CANDIDATES}.csv"
+    rows = ratings_file(csv_path, candidates=CANDIDATES, interviewers=400, questions=200)
+    url = fresh_database("ik_bench_calibrate")
+    setup_django(url)
+    from django.core.management import call_command
+
+    from scoring import services
+
+    services._publish = lambda job_id: None  # the bench runs calibrate itself
+    started = time.perf_counter()
+    call_command("import_scorecards", str(csv_path), stdout=io.StringIO(), stderr=io.StringIO())
+    print(f"imported {rows:,} ratings in {time.perf_counter() - started:.1f} s")
+
+    base = min(baseline(url) for _ in range(3))
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD], cwd=ROOT, env={"DATABASE_URL": url, "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    project = json.loads(child.stdout.strip().splitlines()[-1])["seconds"]
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+    print(f"baseline (COPY out + one numpy pass): {base:8.2f} s")
+    print(f"calibrate:                            {project:8.2f} s   peak memory {peak:.0f} MB")
+    print(f"ratio calibrate / baseline:           {project / base:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

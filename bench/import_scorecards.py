@@ -1,0 +1,67 @@
+"""import_scorecards on PostgreSQL against a plain psycopg COPY of the same rows.
+
+Run from the repository root:  python bench/import_scorecards.py [ROWS_CANDIDATES]
+
+It simulates a panel (50,000 candidates, 400 interviewers, 200 questions: about
+a million ratings), writes it as the command's CSV, then in one run times
+
+* baseline: psycopg COPY of the CSV into a bare table of four columns;
+* import_scorecards: the command on a freshly migrated database (checks every
+  row, creates candidates, interviewers, questions, loops, interviews,
+  scorecards, then COPYs the ratings and commits). The calibration it queues is
+  not published here, so it is not timed.
+
+and prints both times, their ratio and the process's peak memory. No assertions.
+Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432).
+"""
+
+import io
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _pg import fresh_database, ratings_file, setup_django
+
+CANDIDATES = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
+
+
+def main() -> None:
+    csv_path = Path(tempfile.gettempdir()) / f"bench-ratings-{CANDIDATES}.csv"
+    rows = ratings_file(csv_path, candidates=CANDIDATES, interviewers=400, questions=200)
+    print(f"{rows:,} ratings in {csv_path} ({csv_path.stat().st_size / 1e6:.0f} MB)")
+
+    url = fresh_database("ik_bench_copy")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE ratings (candidate text, interviewer text, question text, rating int)"
+        )
+        started = time.perf_counter()
+        sql = "COPY ratings FROM STDIN WITH (FORMAT csv, HEADER true)"
+        with conn.cursor() as cur, csv_path.open("rb") as data, cur.copy(sql) as copy:
+            while block := data.read(1 << 20):
+                copy.write(block)
+        baseline = time.perf_counter() - started
+
+    setup_django(fresh_database("ik_bench_import"))
+    from django.core.management import call_command
+
+    from scoring import services
+
+    services._publish = lambda job_id: None  # time the import, not the calibration it queues
+    started = time.perf_counter()
+    call_command("import_scorecards", str(csv_path), stdout=io.StringIO(), stderr=io.StringIO())
+    project = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    print(f"baseline (psycopg COPY of the rows): {baseline:8.2f} s")
+    print(f"import_scorecards:                   {project:8.2f} s   peak memory {peak:.0f} MB")
+    print(f"ratio import / COPY:                 {project / baseline:8.2f}")
+
+
+if __name__ == "__main__":
+    main()
