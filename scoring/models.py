@@ -185,3 +185,75 @@ class CalibrationSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} {self.level or 'all levels'} @ {self.computed_at:%Y-%m-%d %H:%M}"
+
+
+class CalibrationExercise(models.Model):
+    """A lead's exercise: everyone invited scores the same reference answers, blind.
+
+    Because every participant rates every answer, the ratings form a complete
+    grid, where the Shrout and Fleiss ICCs apply and each interviewer can be
+    compared with the panel median and with the lead's key.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        CLOSED = "closed"
+
+    title = models.CharField(max_length=200)
+    version = models.ForeignKey(QuestionVersion, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=6, choices=Status.choices, default=Status.OPEN)
+    participants = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="calibration_exercises"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class ReferenceAnswer(models.Model):
+    """A transcript of an answer, with the lead's key: the rating and rubric items it earns."""
+
+    exercise = models.ForeignKey(
+        CalibrationExercise, on_delete=models.CASCADE, related_name="answers"
+    )
+    order = models.PositiveSmallIntegerField()
+    transcript = models.TextField()
+    key_rating = models.PositiveSmallIntegerField()
+    key_checked = models.ManyToManyField(RubricItem, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["exercise_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "order"], name="answer_order_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.exercise} answer {self.order}"
+
+
+class ExerciseRating(models.Model):
+    answer = models.ForeignKey(ReferenceAnswer, on_delete=models.CASCADE, related_name="ratings")
+    interviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    rating = models.PositiveSmallIntegerField()
+    checked = models.ManyToManyField(RubricItem, blank=True, related_name="+")
+    rated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["answer_id", "interviewer_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["answer", "interviewer"], name="one_exercise_rating_per_answer"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.interviewer} on {self.answer}: {self.rating}"

@@ -8,18 +8,23 @@ seen by their author; recruiters see all submitted scorecards.
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, Role, RubricItem
 from kit.permissions import is_lead, is_recruiter
+from scoring import stats
 from scoring.models import (
     Amendment,
+    CalibrationExercise,
     CalibrationJob,
     CalibrationSnapshot,
+    ExerciseRating,
     QuestionRating,
+    ReferenceAnswer,
     Scorecard,
 )
 
@@ -289,3 +294,139 @@ def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:
 
 def calibration_job_get(*, pk: int) -> CalibrationJob:
     return get_object_or_404(CalibrationJob.objects.select_related("role"), pk=pk)
+
+
+# --- calibration exercises ----------------------------------------------------------------
+
+
+def exercises_for(*, user: User) -> QuerySet[CalibrationExercise]:
+    """Return the exercises a lead runs (all) or an interviewer is invited to."""
+    exercises = CalibrationExercise.objects.select_related(
+        "version__question", "created_by"
+    ).annotate(n_answers=Count("answers", distinct=True))
+    if is_lead(user):
+        return exercises
+    return exercises.filter(participants=user)  # type: ignore[misc]
+
+
+def exercise_get(*, user: User, pk: int) -> CalibrationExercise:
+    """Return the exercise for a lead or a participant; 404 for anyone else."""
+    return get_object_or_404(
+        exercises_for(user=user).prefetch_related(
+            Prefetch("answers", queryset=ReferenceAnswer.objects.prefetch_related("key_checked")),
+            Prefetch("version__rubric", queryset=RubricItem.objects.order_by("order")),
+            "participants",
+        ),
+        pk=pk,
+    )
+
+
+def own_exercise_ratings(*, user: User, exercise: CalibrationExercise) -> dict[int, ExerciseRating]:
+    """Return the user's scores in the exercise by answer id (no one else's: scoring is blind)."""
+    scores = ExerciseRating.objects.filter(
+        answer__exercise=exercise,
+        interviewer=user,  # type: ignore[misc]
+    ).prefetch_related("checked")
+    return {score.answer_id: score for score in scores}
+
+
+@dataclass
+class ParticipantRow:
+    user: Any
+    rated: int
+    vs_median: float | None
+    vs_key: float | None
+    abs_vs_key: float | None
+    missed: list[tuple[str, int]]
+
+
+@dataclass
+class AnswerRow:
+    answer: ReferenceAnswer
+    key: int
+    median: float | None
+    low: int | None
+    high: int | None
+    n: int
+
+
+@dataclass
+class ExerciseReport:
+    exercise: CalibrationExercise
+    answers: list[AnswerRow]
+    participants: list[ParticipantRow]
+    icc: dict[str, Any] | None
+    complete: list[Any]
+
+
+def exercise_report(*, exercise: CalibrationExercise) -> ExerciseReport:
+    """Return how each participant scored against the panel median and the lead's key.
+
+    1. The complete grid is the answers by the participants who scored all of them;
+       the six Shrout and Fleiss ICCs are computed on it when it has 2+ of each.
+    2. Per participant: mean signed gap to each answer's panel median and to
+       the key (positive = more generous), mean absolute gap to the key, and
+       the key's rubric items they did not tick, most missed first.
+    """
+    answers = list(exercise.answers.all())
+    scores = list(
+        ExerciseRating.objects.filter(answer__exercise=exercise)
+        .select_related("interviewer")
+        .prefetch_related("checked")
+    )
+    by_answer: dict[int, list[ExerciseRating]] = {a.pk: [] for a in answers}
+    for score in scores:
+        by_answer[score.answer_id].append(score)
+    medians = {
+        pk: float(np.median([s.rating for s in group])) if group else None
+        for pk, group in by_answer.items()
+    }
+    key = {a.pk: a for a in answers}
+    answer_rows = [
+        AnswerRow(
+            answer=a,
+            key=a.key_rating,
+            median=medians[a.pk],
+            low=min((s.rating for s in by_answer[a.pk]), default=None),
+            high=max((s.rating for s in by_answer[a.pk]), default=None),
+            n=len(by_answer[a.pk]),
+        )
+        for a in answers
+    ]
+    people = sorted(exercise.participants.all(), key=lambda u: u.username)
+    rows = []
+    for person in people:
+        mine = [s for s in scores if s.interviewer_id == person.pk]
+        missed: dict[str, int] = {}
+        for score in mine:
+            ticked = {c.pk for c in score.checked.all()}
+            for item in key[score.answer_id].key_checked.all():
+                if item.pk not in ticked:
+                    missed[item.text] = missed.get(item.text, 0) + 1
+        gaps_median = [s.rating - medians[s.answer_id] for s in mine]
+        gaps_key = [s.rating - key[s.answer_id].key_rating for s in mine]
+        rows.append(
+            ParticipantRow(
+                user=person,
+                rated=len(mine),
+                vs_median=round(float(np.mean(gaps_median)), 3) if mine else None,
+                vs_key=round(float(np.mean(gaps_key)), 3) if mine else None,
+                abs_vs_key=round(float(np.mean(np.abs(gaps_key))), 3) if mine else None,
+                missed=sorted(missed.items(), key=lambda kv: (-kv[1], kv[0])),
+            )
+        )
+    complete = [row.user for row in rows if row.rated == len(answers)]
+    icc = None
+    if len(answers) >= 2 and len(complete) >= 2:
+        lookup = {(s.answer_id, s.interviewer_id): s.rating for s in scores}
+        grid = np.array(
+            [[lookup[(a.pk, u.pk)] for u in complete] for a in answers], dtype=np.float64
+        )
+        result = stats.icc(grid)
+        icc = {
+            "values": stats.to_jsonable(result.values, 3),
+            "ci95": stats.to_jsonable(result.ci95, 3),
+        }
+    return ExerciseReport(
+        exercise=exercise, answers=answer_rows, participants=rows, icc=icc, complete=complete
+    )

@@ -17,11 +17,20 @@ from django.utils import timezone
 from config.exceptions import ApplicationError, Conflict
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit import services as kit_services
-from kit.models import FollowUp, Level, Question, Role, RubricItem
+from kit.models import FollowUp, Level, Question, QuestionVersion, Role, RubricItem
 from kit.permissions import INTERVIEWER
 from scoring import bulk, calibration, importers, selectors
 from scoring.calibration import Progress
-from scoring.models import Amendment, AuditEvent, CalibrationJob, QuestionRating, Scorecard
+from scoring.models import (
+    Amendment,
+    AuditEvent,
+    CalibrationExercise,
+    CalibrationJob,
+    ExerciseRating,
+    QuestionRating,
+    ReferenceAnswer,
+    Scorecard,
+)
 
 log = logging.getLogger(__name__)
 
@@ -675,3 +684,98 @@ def _aware(moment: datetime | None, *, hours: int = 0) -> datetime | None:
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment, timezone.get_default_timezone())
     return moment + timedelta(hours=hours)
+
+
+# --- calibration exercises ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnswerInput:
+    transcript: str
+    key_rating: int
+    key_checked: tuple[int, ...] = ()
+
+
+def _check_rubric(version: QuestionVersion, ids: Sequence[int], where: str) -> None:
+    foreign = sorted(set(ids) - {r.pk for r in version.rubric.all()})
+    if foreign:
+        raise ApplicationError(
+            f"{where}: rubric item {foreign[0]} does not belong to this question."
+        )
+
+
+@transaction.atomic
+def exercise_create(
+    *,
+    title: str,
+    question: Question,
+    answers: Sequence[AnswerInput],
+    participants: Sequence[User],
+    by: AbstractBaseUser,
+) -> CalibrationExercise:
+    """Create an exercise on the question's current version, its answers keyed by the lead."""
+    if not title.strip():
+        raise ApplicationError("Give the exercise a title.")
+    version = question.current
+    assert version is not None
+    if len(answers) < 2:
+        raise ApplicationError("An exercise needs at least two reference answers.")
+    if not participants:
+        raise ApplicationError("Invite at least one interviewer.")
+    for n, answer in enumerate(answers, start=1):
+        if not answer.transcript.strip():
+            raise ApplicationError(f"answer {n}: the transcript is empty.")
+        if not 1 <= answer.key_rating <= version.scale_max:
+            raise ApplicationError(
+                f"answer {n}: key rating {answer.key_rating} is outside the scale "
+                f"1–{version.scale_max}."
+            )
+        _check_rubric(version, answer.key_checked, f"answer {n}")
+    exercise = CalibrationExercise.objects.create(
+        title=title.strip(), version=version, created_by=by
+    )
+    exercise.participants.set(participants)
+    for n, answer in enumerate(answers, start=1):
+        reference = ReferenceAnswer.objects.create(
+            exercise=exercise, order=n, transcript=answer.transcript.strip(),
+            key_rating=answer.key_rating,
+        )  # fmt: skip
+        reference.key_checked.set(answer.key_checked)
+    kit_services.question_version_mark_used(version=version)
+    return exercise
+
+
+@transaction.atomic
+def exercise_rate(
+    *,
+    answer: ReferenceAnswer,
+    by: AbstractBaseUser,
+    rating: int,
+    checked: Sequence[int] = (),
+) -> ExerciseRating:
+    """Record (or change, while the exercise is open) a participant's score of one answer."""
+    exercise = answer.exercise
+    if not exercise.participants.filter(pk=by.pk).exists():
+        raise ApplicationError("You are not invited to this exercise.")
+    if exercise.status != CalibrationExercise.Status.OPEN:
+        raise Conflict("This exercise is closed; its scores can no longer change.")
+    scale = exercise.version.scale_max
+    if not 1 <= rating <= scale:
+        raise ApplicationError(
+            f"answer {answer.order}: rating {rating} is outside the scale 1–{scale}."
+        )
+    _check_rubric(exercise.version, checked, f"answer {answer.order}")
+    score, _ = ExerciseRating.objects.update_or_create(
+        answer=answer, interviewer=by, defaults={"rating": rating}
+    )
+    score.checked.set(checked)
+    return score
+
+
+def exercise_close(*, exercise: CalibrationExercise, by: AbstractBaseUser) -> CalibrationExercise:
+    if exercise.status == CalibrationExercise.Status.CLOSED:
+        raise Conflict("This exercise is already closed.")
+    exercise.status = CalibrationExercise.Status.CLOSED
+    exercise.save(update_fields=["status"])
+    audit(actor=by, action="exercise.closed", target=str(exercise))
+    return exercise

@@ -1,4 +1,5 @@
 import csv
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -12,9 +13,10 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
+from interviews.forms import interviewer_choices
 from interviews.models import Loop
 from interviews.selectors import interview_get
-from kit.models import Level, Role, RubricItem
+from kit.models import Level, Question, Role, RubricItem
 from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
 from scoring.anchors import anchors
@@ -275,3 +277,118 @@ def _csv_value(value: object) -> object:
     if isinstance(value, dict):
         return "; ".join(f"{k}={v}" for k, v in value.items())
     return "" if value is None else value
+
+
+# --- calibration exercises ----------------------------------------------------------------
+
+
+@login_required
+def exercise_list(request: HttpRequest) -> HttpResponse:
+    exercises = selectors.exercises_for(user=request.user)
+    return render(
+        request,
+        "scoring/exercise_list.html",
+        {"exercises": exercises, "lead": is_lead(request.user)},
+    )
+
+
+@login_required
+def exercise_new(request: HttpRequest) -> HttpResponse:
+    """Pick a question, write the reference answers with their key, invite interviewers."""
+    if not is_lead(request.user):
+        raise Http404
+    questions = Question.objects.filter(status=Question.Status.ACTIVE).order_by("title")
+    question = (
+        questions.select_related("current").filter(pk=request.GET.get("question") or 0).first()
+    )
+    raw = request.GET.get("answers", "3")
+    count = min(max(int(raw), 2), 8) if raw.isdigit() else 3
+    people = interviewer_choices()
+    values: dict[str, Any] = {}
+    if request.method == "POST" and question is not None:
+        values = request.POST
+        try:
+            answers = [
+                services.AnswerInput(
+                    transcript=request.POST.get(f"a{n}-transcript", ""),
+                    key_rating=int(request.POST.get(f"a{n}-key") or 0),
+                    key_checked=tuple(int(v) for v in request.POST.getlist(f"a{n}-checked")),
+                )
+                for n in range(1, count + 1)
+            ]
+            chosen = {str(u.pk) for u in people} & set(request.POST.getlist("participants"))
+            exercise = services.exercise_create(
+                title=request.POST.get("title", ""),
+                question=question,
+                answers=answers,
+                participants=[u for u in people if str(u.pk) in chosen],
+                by=request.user,
+            )
+            messages.success(
+                request, "Exercise created; the invited interviewers can score it now."
+            )
+            return redirect("scoring:exercise", exercise.pk)
+        except ValueError:
+            messages.error(request, "A key rating or rubric item is not a number.")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    rubric = list(question.current.rubric.all()) if question else []
+    scale = range(1, question.current.scale_max + 1) if question else range(0)
+    return render(
+        request,
+        "scoring/exercise_new.html",
+        {
+            "questions": questions,
+            "question": question,
+            "rubric": rubric,
+            "scale": scale,
+            "slots": range(1, count + 1),
+            "people": people,
+            "values": values,
+        },
+    )
+
+
+@login_required
+def exercise_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """Participants score each answer blind; the lead reads the report."""
+    exercise = selectors.exercise_get(user=request.user, pk=pk)
+    participant = any(u.pk == request.user.pk for u in exercise.participants.all())
+    if request.method == "POST":
+        if request.POST.get("action") == "close" and is_lead(request.user):
+            try:
+                services.exercise_close(exercise=exercise, by=request.user)
+                messages.success(request, "Exercise closed.")
+            except ApplicationError as exc:
+                messages.error(request, exc.message)
+            return redirect("scoring:exercise", exercise.pk)
+        if not participant:
+            raise PermissionDenied("Only invited interviewers score this exercise.")
+        try:
+            for answer in exercise.answers.all():
+                raw = request.POST.get(f"a{answer.pk}-rating")
+                if raw:
+                    checked = [int(v) for v in request.POST.getlist(f"a{answer.pk}-checked")]
+                    services.exercise_rate(
+                        answer=answer, by=request.user, rating=int(raw), checked=checked
+                    )
+            messages.success(request, "Scores saved.")
+            return redirect("scoring:exercise", exercise.pk)
+        except ValueError:
+            messages.error(request, "A rating or rubric item is not a number.")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    report = selectors.exercise_report(exercise=exercise) if is_lead(request.user) else None
+    mine = selectors.own_exercise_ratings(user=request.user, exercise=exercise)
+    return render(
+        request,
+        "scoring/exercise.html",
+        {
+            "exercise": exercise,
+            "report": report,
+            "participant": participant,
+            "mine": mine,
+            "anchors": anchors(exercise.version.scale_max),
+            "rubric": list(exercise.version.rubric.all()),
+        },
+    )
