@@ -9,7 +9,6 @@ interviewers, questions and scorecards, not with the number of rows.
 """
 
 import csv
-import io
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -53,27 +52,36 @@ class Survey:
     rows: int = 0
     candidates: dict[str, int] = field(default_factory=dict)  # name -> first line
     interviewers: dict[str, int] = field(default_factory=dict)
-    questions: dict[str, int] = field(default_factory=dict)
+    # Questions are told apart ignoring case: key (casefolded) -> title as first written.
+    questions: dict[str, str] = field(default_factory=dict)
     # (candidate, interviewer) -> recommendation
     scorecards: dict[tuple[str, str], str] = field(default_factory=dict)
-    # candidate -> ordered distinct questions
+    # candidate -> ordered distinct question keys
     candidate_questions: dict[str, dict[str, None]] = field(default_factory=dict)
     decisions: dict[str, str] = field(default_factory=dict)
     interviewed_at: dict[str, datetime] = field(default_factory=dict)
 
 
+def _decoded(raw: Iterator[bytes], path: str) -> Iterator[str]:
+    # Decode line by line (not in buffered chunks) so bad bytes are reported
+    # on the physical line they are on.
+    for number, line in enumerate(raw, start=1):
+        try:
+            yield line.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            byte = f"byte 0x{line[exc.start]:02x} at column {exc.start + 1}"
+            raise ImportFailed([f"{path}:{number}: not valid UTF-8 ({byte})"]) from None
+
+
 def _open(path: str) -> Iterator[tuple[int, list[str]]]:
-    """Yield (line number, fields), reporting bad UTF-8 with its line."""
+    """Yield (line number, fields) from the CSV file, decoding it as UTF-8."""
     with Path(path).open("rb") as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
-        reader = csv.reader(text)
+        reader = csv.reader(_decoded(raw, path))
         while True:
             try:
                 fields = next(reader)
             except StopIteration:
                 return
-            except UnicodeDecodeError:
-                raise ImportFailed([f"{path}:{reader.line_num + 1}: not valid UTF-8"]) from None
             except csv.Error as exc:
                 raise ImportFailed([f"{path}:{reader.line_num}: {exc}"]) from None
             yield reader.line_num, fields
@@ -153,9 +161,12 @@ def _row(
     when = None
     if get("interviewed_at"):
         text = get("interviewed_at")
-        when = parse_datetime(text)
-        if when is None and (day := parse_date(text)) is not None:
-            when = datetime(day.year, day.month, day.day)
+        try:
+            when = parse_datetime(text)
+            if when is None and (day := parse_date(text)) is not None:
+                when = datetime(day.year, day.month, day.day)
+        except ValueError:  # well formed but impossible, such as 2024-02-30
+            when = None
         if when is None:
             raise ValueError(
                 f"{path}:{line}: interviewed_at '{text}' is not a date (YYYY-MM-DD[ HH:MM])"
@@ -192,19 +203,22 @@ def survey(
         if progress and found.rows % 50_000 == 0:
             progress(found.rows)
         key = (row.candidate, row.interviewer)
+        question = row.question.casefold()
         # Interned integer codes keep the duplicate check small.
-        triple = (code(row.candidate), code("\0" + row.interviewer), code("\1" + row.question))
+        triple = (code(row.candidate), code("\0" + row.interviewer), code("\1" + question))
         if triple in seen:
             problems.append(
                 f"{path}:{row.line}: {row.interviewer} already rated '{row.question}' "
                 f"for {row.candidate}"
             )
+            if len(problems) >= MAX_ERRORS:
+                break
             continue
         seen.add(triple)
         found.candidates.setdefault(row.candidate, row.line)
         found.interviewers.setdefault(row.interviewer, row.line)
-        found.questions.setdefault(row.question, row.line)
-        found.candidate_questions.setdefault(row.candidate, {})[row.question] = None
+        found.questions.setdefault(question, row.question)
+        found.candidate_questions.setdefault(row.candidate, {})[question] = None
         previous = found.scorecards.setdefault(key, row.recommendation)
         if row.recommendation and previous and previous != row.recommendation:
             problems.append(
@@ -226,6 +240,8 @@ def survey(
                 found.interviewed_at[row.candidate] = row.interviewed_at
         if len(problems) >= MAX_ERRORS:
             break
+    if len(problems) >= MAX_ERRORS:
+        raise ImportFailed([*problems, f"{path}: stopped after {MAX_ERRORS} problems"])
     if problems:
         raise ImportFailed(problems)
     if not found.rows:

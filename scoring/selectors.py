@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
 
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
@@ -253,6 +254,7 @@ def snapshot_history(
 ) -> list[CalibrationSnapshot]:
     return list(
         CalibrationSnapshot.objects.filter(role=role, level=level)
+        .select_related("role", "level")
         .order_by("-computed_at", "-id")
         .defer("result")[:limit]
     )
@@ -260,23 +262,30 @@ def snapshot_history(
 
 def trend(*, role: Role, level: Level | None = None, limit: int = 30) -> list[dict[str, Any]]:
     """Return the reliability figures of past snapshots, oldest first, for the trend chart."""
+    # Read the three figures out of the JSON in the database, not whole results.
     rows = (
         CalibrationSnapshot.objects.filter(role=role, level=level)
         .order_by("-computed_at", "-id")
-        .values_list("computed_at", "result")[:limit]
+        .values_list(
+            "computed_at",
+            KT("result__reliability__krippendorff_alpha__interval"),
+            KT("result__reliability__g_qk"),
+            KT("result__inputs__ratings"),
+        )[:limit]
     )
-    points = []
-    for computed_at, result in reversed(list(rows)):
-        reliability = result.get("reliability", {})
-        points.append(
-            {
-                "computed_at": computed_at.isoformat(),
-                "alpha": (reliability.get("krippendorff_alpha") or {}).get("interval"),
-                "g_qk": reliability.get("g_qk"),
-                "ratings": result.get("inputs", {}).get("ratings"),
-            }
-        )
-    return points
+    return [
+        {
+            "computed_at": computed_at.isoformat(),
+            "alpha": _number(alpha),
+            "g_qk": _number(g_qk),
+            "ratings": _number(ratings),
+        }
+        for computed_at, alpha, g_qk, ratings in reversed(list(rows))
+    ]
+
+
+def _number(text: str | None) -> float | None:
+    return None if text in (None, "", "null") else float(text)
 
 
 def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:

@@ -505,12 +505,35 @@ class HistoryImportResult:
     questions_created: int
 
 
+def _import_scope(role_name: str | None, level_name: str | None) -> tuple[Role, Level]:
+    """Return the role (found or created) and level the imported loops belong to."""
+    if role_name:
+        role = Role.objects.filter(name__iexact=role_name).first()
+        role = role or Role.objects.create(name=role_name)
+    else:
+        roles = list(Role.objects.all()[:2])
+        if len(roles) == 1:
+            role = roles[0]
+        else:
+            role, _ = Role.objects.get_or_create(name="AI Infrastructure Engineer")
+    level = (
+        Level.objects.filter(name__iexact=level_name).first()
+        if level_name
+        else Level.objects.order_by("rank").first()
+    )
+    if level is None:
+        raise importers.ImportFailed(
+            [f"no level named '{level_name}'" if level_name else "no levels exist yet"]
+        )
+    return role, level
+
+
 @transaction.atomic
 def scorecards_import(
     *,
     path: str,
-    role: Role,
-    level: Level,
+    role_name: str | None = None,
+    level_name: str | None = None,
     scale_max: int = 4,
     progress: Callable[[str, int], None] | None = None,
 ) -> HistoryImportResult:
@@ -526,8 +549,12 @@ def scorecards_import(
        panel is everyone who rated them; per candidate and interviewer, one
        submitted scorecard.
     4. Second pass: stream the ratings into the database (COPY on PostgreSQL).
+
+    The role (`role_name`, created if new; else the only role) and the level
+    (`level_name`, else the lowest) are resolved inside the transaction too.
     """
     report = progress or (lambda stage, n: None)
+    role, level = _import_scope(role_name, level_name)
     questions = {
         q.title.casefold(): q for q in Question.objects.filter(role=role).select_related("current")
     }
@@ -561,8 +588,8 @@ def scorecards_import(
     candidates.update(zip(fresh, ids, strict=True))
 
     created_questions = 0
-    for title in found.questions:
-        if title.casefold() not in questions:
+    for key, title in found.questions.items():
+        if key not in questions:
             question = kit_services.question_create(
                 role=role,
                 meta=kit_services.Meta(title=title, status=Question.Status.DRAFT),
@@ -573,10 +600,10 @@ def scorecards_import(
                     rubric=(("Answer meets the bar for this question.", "core"),),
                 ),
             )
-            questions[title.casefold()] = question
+            questions[key] = question
             created_questions += 1
-    for question in questions.values():
-        kit_services.question_version_mark_used(version=question.current)
+    for key in found.questions:
+        kit_services.question_version_mark_used(version=questions[key].current)
     report("entities", 0)
 
     # 3. Loops, interviews, panels, questions asked, scorecards.
@@ -591,7 +618,8 @@ def scorecards_import(
                 Loop.Status.DECIDED if found.decisions.get(name) else Loop.Status.DEBRIEF,
                 [], found.decisions.get(name, ""),
                 "Imported with historical scorecards." if found.decisions.get(name) else "",
-                (found.interviewed_at.get(name) or now) if found.decisions.get(name) else None,
+                (_aware(found.interviewed_at.get(name)) or now) if found.decisions.get(name)
+                else None,
                 now,
             )
             for name in order
@@ -649,7 +677,7 @@ def scorecards_import(
                 report("written", n)
             yield (
                 cards[(row.candidate, row.interviewer)],
-                items[(row.candidate, row.question)],
+                items[(row.candidate, row.question.casefold())],
                 versions[row.question.casefold()],
                 row.rating, False, "", "",
             )  # fmt: skip

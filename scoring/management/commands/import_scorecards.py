@@ -2,7 +2,6 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from kit.models import Level, Role
 from scoring import services
 from scoring.importers import ImportFailed
 
@@ -33,19 +32,13 @@ class Command(BaseCommand):
     ) -> None:  # fmt: skip
         if not 2 <= scale_max <= 10:
             raise CommandError(f"--scale-max must be between 2 and 10, not {scale_max}")
-        scope_role = _role(role)
-        scope_level = (
-            Level.objects.filter(name__iexact=level).first() if level else Level.objects.first()
-        )
-        if scope_level is None:
-            raise CommandError(f"no level named '{level}'" if level else "no levels exist yet")
 
         def progress(stage: str, n: int) -> None:
             self.stderr.write(f"\r{file}: {stage} {n:,} rows ", ending="")
 
         try:
             result = services.scorecards_import(
-                path=file, role=scope_role, level=scope_level, scale_max=scale_max,
+                path=file, role_name=role, level_name=level, scale_max=scale_max,
                 progress=progress,
             )  # fmt: skip
         except FileNotFoundError:
@@ -58,14 +51,3 @@ class Command(BaseCommand):
             f"{result.candidates_created} candidates, {result.interviewers_created} interviewers, "
             f"{result.questions_created} questions"
         )
-
-
-def _role(name: str | None) -> Role:
-    if name:
-        role = Role.objects.filter(name__iexact=name).first()
-        return role or Role.objects.create(name=name)
-    roles = list(Role.objects.all()[:2])
-    if len(roles) == 1:
-        return roles[0]
-    role, _ = Role.objects.get_or_create(name="AI Infrastructure Engineer")
-    return role
