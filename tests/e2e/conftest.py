@@ -20,7 +20,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+# Module scope: while Playwright's event loop runs, Django sees an async context
+# and other tests would get connections of their own; stop it after each module.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     path = chromium_path()
     need("Chromium (/usr/bin/chromium)", path is not None)

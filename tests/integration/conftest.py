@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Group
 from django.db import connection
 
 from config.celery import app
+from kit.ladder import ensure_ladder
+from kit.models import Level
 from tests.conftest import need, port_open
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,6 +72,9 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.1):  # ty
 def worker(transactional_db, settings, tmp_path) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
     need("PostgreSQL (the worker must share the test database)", connection.vendor == "postgresql")
     need("Redis on 127.0.0.1:6379", port_open("127.0.0.1", 6379))
+    # Earlier transactional tests flushed the tables (and a running Playwright loop
+    # can hide the serialized copy from Django): put the ladder and groups back.
+    ensure_ladder(Level, Group)
     queue = f"test-{uuid.uuid4().hex[:10]}"
     name = f"{queue}@localhost"
     log = tmp_path / "worker.log"
