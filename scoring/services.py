@@ -782,7 +782,12 @@ def exercise_rate(
     checked: Sequence[int] = (),
 ) -> ExerciseRating:
     """Record (or change, while the exercise is open) a participant's score of one answer."""
-    exercise = answer.exercise
+    # Read the status under a lock: the lead may have closed it since `answer` was loaded.
+    exercise = (
+        CalibrationExercise.objects.select_for_update()
+        .select_related("version")
+        .get(pk=answer.exercise_id)
+    )
     if not exercise.participants.filter(pk=by.pk).exists():
         raise ApplicationError("You are not invited to this exercise.")
     if exercise.status != CalibrationExercise.Status.OPEN:
@@ -800,10 +805,29 @@ def exercise_rate(
     return score
 
 
+@transaction.atomic
+def exercise_score(
+    *,
+    exercise: CalibrationExercise,
+    by: AbstractBaseUser,
+    scores: Sequence[tuple[int, int, Sequence[int]]],
+) -> None:
+    """Record a participant's scores, (answer id, rating, rubric ids) each: all or none."""
+    answers = {a.pk: a for a in exercise.answers.all()}
+    for answer_id, rating, checked in scores:
+        if answer_id not in answers:
+            raise ApplicationError(f"answer {answer_id} is not in this exercise.")
+        exercise_rate(answer=answers[answer_id], by=by, rating=rating, checked=checked)
+
+
+@transaction.atomic
 def exercise_close(*, exercise: CalibrationExercise, by: AbstractBaseUser) -> CalibrationExercise:
-    if exercise.status == CalibrationExercise.Status.CLOSED:
+    # A conditional update: of two closes racing (a double click), one wins.
+    closed = CalibrationExercise.objects.filter(
+        pk=exercise.pk, status=CalibrationExercise.Status.OPEN
+    ).update(status=CalibrationExercise.Status.CLOSED)
+    if not closed:
         raise Conflict("This exercise is already closed.")
     exercise.status = CalibrationExercise.Status.CLOSED
-    exercise.save(update_fields=["status"])
     audit(actor=by, action="exercise.closed", target=str(exercise))
     return exercise

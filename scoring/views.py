@@ -298,8 +298,9 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
     if not is_lead(request.user):
         raise Http404
     questions = Question.objects.filter(status=Question.Status.ACTIVE).order_by("title")
+    chosen = request.GET.get("question", "")
     question = (
-        questions.select_related("current").filter(pk=request.GET.get("question") or 0).first()
+        questions.select_related("current").filter(pk=chosen).first() if chosen.isdigit() else None
     )
     raw = request.GET.get("answers", "3")
     count = min(max(int(raw), 2), 8) if raw.isdigit() else 3
@@ -365,13 +366,16 @@ def exercise_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if not participant:
             raise PermissionDenied("Only invited interviewers score this exercise.")
         try:
-            for answer in exercise.answers.all():
-                raw = request.POST.get(f"a{answer.pk}-rating")
-                if raw:
-                    checked = [int(v) for v in request.POST.getlist(f"a{answer.pk}-checked")]
-                    services.exercise_rate(
-                        answer=answer, by=request.user, rating=int(raw), checked=checked
-                    )
+            scores = [
+                (
+                    answer.pk,
+                    int(request.POST[f"a{answer.pk}-rating"]),
+                    [int(v) for v in request.POST.getlist(f"a{answer.pk}-checked")],
+                )
+                for answer in exercise.answers.all()
+                if request.POST.get(f"a{answer.pk}-rating")
+            ]
+            services.exercise_score(exercise=exercise, by=request.user, scores=scores)
             messages.success(request, "Scores saved.")
             return redirect("scoring:exercise", exercise.pk)
         except ValueError:
