@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, FloatField, Max, Q, QuerySet, Value, When
+from django.db.models import BigIntegerField, Case, Count, Max, Q, QuerySet, Value, When
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from interviews.models import Candidate, Loop
@@ -26,18 +27,60 @@ RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes":
 DECISION_SCORE = {"hire": 1.0, "no_hire": 0.0}
 
 
-def _in_scope(role: Role, level: Level | None) -> Q:
-    """Ratings that count: submitted, not a shadow's, asked, in the role (and level)."""
-    scope = Q(
-        scorecard__status=Scorecard.Status.SUBMITTED,
-        scorecard__is_shadow=False,
-        not_asked=False,
-        rating__isnull=False,
-        scorecard__interview__loop__role=role,
-    )
+def _in_scope(role: Role, level: Level | None, prefix: str = "") -> Q:
+    """Ratings that count: submitted, not a shadow's, asked, in the role (and level).
+
+    `prefix` reaches QuestionRating from another model (e.g. "questionrating__").
+    """
+    conditions = {
+        "scorecard__status": Scorecard.Status.SUBMITTED,
+        "scorecard__is_shadow": False,
+        "not_asked": False,
+        "rating__isnull": False,
+        "scorecard__interview__loop__role": role,
+    }
     if level is not None:
-        scope &= Q(scorecard__interview__loop__level=level)
-    return scope
+        conditions["scorecard__interview__loop__level"] = level
+    return Q(**{prefix + key: value for key, value in conditions.items()})
+
+
+def watermarks(role: Role) -> dict[int | None, str]:
+    """Return the watermark of the role (key None) and of each level with ratings, in one query."""
+    rows = list(
+        QuestionRating.objects.filter(_in_scope(role, None))
+        .values("scorecard__interview__loop__level_id")
+        .annotate(
+            n=Count("id"),
+            last=Max("id"),
+            changed=Max("scorecard__updated_at"),
+            decided=Max("scorecard__interview__loop__decided_at"),
+            decisions=Count("scorecard__interview__loop__decided_at", distinct=True),
+        )
+        .order_by()
+    )
+    marks: dict[int | None, str] = {
+        row["scorecard__interview__loop__level_id"]: _mark(row) for row in rows
+    }
+    if rows:
+        # Decisions are per loop and loops have one level, so the counts add up.
+        total = {
+            "n": sum(r["n"] for r in rows),
+            "last": max(r["last"] for r in rows),
+            "changed": max(r["changed"] for r in rows),
+            "decided": max((r["decided"] for r in rows if r["decided"]), default=None),
+            "decisions": sum(r["decisions"] for r in rows),
+        }
+        marks[None] = _mark(total)
+    else:
+        marks[None] = _mark(
+            {"n": 0, "last": None, "changed": None, "decided": None, "decisions": 0}
+        )
+    return marks
+
+
+def _mark(row: dict[str, Any]) -> str:
+    parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
+    return "|".join(_text(part) for part in parts)
 
 
 def watermark(role: Role, level: Level | None = None) -> str:
@@ -49,8 +92,7 @@ def watermark(role: Role, level: Level | None = None) -> str:
         decided=Max("scorecard__interview__loop__decided_at"),
         decisions=Count("scorecard__interview__loop__decided_at", distinct=True),
     )
-    parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
-    return "|".join(_text(part) for part in parts)
+    return _mark(row)
 
 
 def _text(value: object) -> str:
@@ -95,57 +137,69 @@ COLUMNS = (
 def load_ratings(role: Role, level: Level | None = None) -> Ratings:
     """Read every rating in scope with one streaming query, straight into numpy.
 
-    No model object per row: on PostgreSQL the rows come out through COPY as
-    text that numpy parses in one call; elsewhere through a raw cursor in chunks.
-    A recommendation is scored -2, -1, 1, 2 in SQL; 0 (none) becomes NaN here.
+    No model object per row: every column is cast to bigint in SQL, so on
+    PostgreSQL the rows come out of a binary COPY as fixed-size records that
+    numpy reads in one call; elsewhere a raw cursor fills arrays in chunks. A
+    recommendation is scored -2, -1, 1, 2 in SQL; 0 (none) becomes NaN here.
     """
-    recommendation = Case(
-        *[When(scorecard__recommendation=key, then=Value(score)) for key, score in
-          RECOMMENDATION_SCORE.items()],
-        default=Value(0.0),
-        output_field=FloatField(),
+    recommendation = Cast(
+        Case(
+            *[When(scorecard__recommendation=key, then=Value(int(score))) for key, score in
+              RECOMMENDATION_SCORE.items()],
+            default=Value(0),
+        ),
+        BigIntegerField(),
     )  # fmt: skip
+    paths = {
+        "candidate": "scorecard__interview__loop__candidate_id",
+        "interviewer": "scorecard__interviewer_id",
+        "question": "item__question_id",
+        "rating": "rating",
+        "loop": "scorecard__interview__loop_id",
+        "scale_max": "version__scale_max",
+        "scorecard": "scorecard_id",
+        "level": "scorecard__interview__loop__level_id",
+    }
+    casts = {f"c_{name}": Cast(path, BigIntegerField()) for name, path in paths.items()}
     rows = (
         QuestionRating.objects.filter(_in_scope(role, level))
-        .annotate(rec=recommendation)
-        .values_list(
-            "scorecard__interview__loop__candidate_id",
-            "scorecard__interviewer_id",
-            "item__question_id",
-            "rating",
-            "scorecard__interview__loop_id",
-            "rec",
-            "version__scale_max",
-            "scorecard_id",
-            "scorecard__interview__loop__level_id",
-        )
+        .annotate(c_recommendation=recommendation, **casts)
+        .values_list(*[f"c_{name}" for name in COLUMNS])
         .order_by()
     )
-    table = _numeric_table(rows, len(COLUMNS))
+    table = _integer_table(rows, len(COLUMNS))
     arrays = {name: table[:, n] for n, name in enumerate(COLUMNS)}
-    for name in ("candidate", "interviewer", "question", "loop", "scorecard", "level"):
-        arrays[name] = arrays[name].astype(np.int64)
-    arrays["recommendation"] = np.where(
-        arrays["recommendation"] == 0, np.nan, arrays["recommendation"]
-    )
+    for name in ("rating", "recommendation", "scale_max"):
+        arrays[name] = arrays[name].astype(np.float64)
+    arrays["recommendation"][arrays["recommendation"] == 0] = np.nan
     return Ratings(**arrays)
 
 
-def _numeric_table(queryset: QuerySet, width: int) -> np.ndarray:
+# PostgreSQL's binary COPY: an 11-byte signature, flags and extension length,
+# then per row a field count and, per field, a length and the value; a trailer.
+_COPY_HEADER = 19
+_COPY_TRAILER = 2
+
+
+def _integer_table(queryset: QuerySet, width: int) -> np.ndarray:
     sql, params = queryset.query.sql_with_params()
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             buffer = io.BytesIO()
-            with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT", params) as copy:
+            with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT binary)", params) as copy:
                 for block in copy:
                     buffer.write(block)
-            # Tabs and newlines are both whitespace: one parse of the whole text.
-            flat = np.fromstring(buffer.getvalue().decode(), dtype=np.float64, sep=" ")
-            return flat.reshape(-1, width)
+            body = buffer.getbuffer()[_COPY_HEADER:-_COPY_TRAILER]
+            record = np.dtype(
+                [("fields", ">i2")]
+                + [item for n in range(width) for item in ((f"len{n}", ">i4"), (f"v{n}", ">i8"))]
+            )
+            records = np.frombuffer(body, dtype=record)
+            return np.column_stack([records[f"v{n}"].astype(np.int64) for n in range(width)])
         cursor.execute(sql, params)
-        chunks = [np.zeros((0, width))]
+        chunks = [np.zeros((0, width), dtype=np.int64)]
         while batch := cursor.fetchmany(50_000):
-            chunks.append(np.asarray(batch, dtype=np.float64))
+            chunks.append(np.asarray(batch, dtype=np.int64))
         return np.concatenate(chunks)
 
 
@@ -191,7 +245,11 @@ def compute(
         scale_max=scale,
     )
     report(80, "naming results")
-    _name(body, candidate_ids, interviewer_ids, question_ids)
+    asked = np.bincount(q_code, minlength=len(question_ids))
+    _name(
+        body, candidate_ids, interviewer_ids, question_ids, asked,
+        _in_scope(role, level, prefix="questionrating__"),
+    )  # fmt: skip
     body["inputs"]["scorecards"] = data.scorecards
     body["scope"] = {"role": role.name, "level": level.name if level else None}
     return body
@@ -202,6 +260,8 @@ def _name(
     candidate_ids: np.ndarray,
     interviewer_ids: np.ndarray,
     question_ids: np.ndarray,
+    asked: np.ndarray,
+    scope: Q,
 ) -> None:
     """Replace codes with names and add what only the database knows (hit rates, exposure)."""
     users = dict(User.objects.filter(pk__in=interviewer_ids.tolist()).values_list("pk", "username"))
@@ -215,7 +275,7 @@ def _name(
     icc = body["reliability"].get("icc")
     if icc is not None:
         icc["question"] = titles[int(question_ids[icc["question"]])]
-    hits = rubric_hit_rates(qids)
+    hits = rubric_hit_rates(qids, asked=dict(zip(qids, asked.tolist(), strict=True)), scope=scope)
     seen = exposure(qids)
     for row in body["questions"]:
         qid = int(question_ids[row["question"]])
@@ -226,25 +286,17 @@ def _name(
         row["exposure"] = {"last_30_days": last_30, "last_90_days": last_90}
 
 
-def rubric_hit_rates(question_ids: list[int]) -> dict[int, dict[str, float]]:
-    """Return {question id: {rubric item text: share of submitted ratings that ticked it}}."""
-    asked = dict(
-        QuestionRating.objects.filter(
-            item__question_id__in=question_ids,
-            scorecard__status=Scorecard.Status.SUBMITTED,
-            not_asked=False,
-        )
-        .values_list("item__question_id")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
+def rubric_hit_rates(
+    question_ids: list[int], *, asked: dict[int, int], scope: Q
+) -> dict[int, dict[str, float]]:
+    """Return {question id: {rubric item text: share of the scope's ratings that ticked it}}.
+
+    `asked` counts the scope's ratings per question; `scope` selects them from
+    the rubric-ticks table (see _in_scope's prefix).
+    """
     through = QuestionRating.checked.through
     ticked = (
-        through.objects.filter(
-            questionrating__item__question_id__in=question_ids,
-            questionrating__scorecard__status=Scorecard.Status.SUBMITTED,
-            questionrating__not_asked=False,
-        )
+        through.objects.filter(scope, questionrating__item__question_id__in=question_ids)
         .values_list("questionrating__item__question_id", "rubricitem__text")
         .annotate(n=Count("id"))
         .order_by()
@@ -252,7 +304,7 @@ def rubric_hit_rates(question_ids: list[int]) -> dict[int, dict[str, float]]:
     rates: dict[int, dict[str, float]] = {}
     # Items nobody ticked matter most: start every rated version's items at zero.
     items = (
-        RubricItem.objects.filter(version__ratings__item__question_id__in=question_ids)
+        RubricItem.objects.filter(version__question_id__in=question_ids)
         .values_list("version__question_id", "text")
         .distinct()
     )
@@ -274,18 +326,25 @@ def snapshot_store(
     progress: Progress | None = None,
     data: Ratings | None = None,
     mark: str | None = None,
+    same_as: dict[str, Any] | None = None,
 ) -> tuple[CalibrationSnapshot, bool]:
     """Compute and store the scope's snapshot unless one exists for the same inputs.
 
     Returns (snapshot, created). The watermark is read before computing: if
     ratings arrive meanwhile, the next run sees a new watermark and stores again.
-    `data`, the role's ratings already loaded, saves reading them per level.
+    `data`, the role's ratings already loaded, saves reading them per level;
+    `same_as`, a body computed from exactly the same ratings, saves computing it again.
     """
     mark = mark or watermark(role, level)
     existing = stored(role, level, mark)
     if existing is not None:
         return existing, False
-    body = compute(role, level, progress, data.only(level) if data is not None else None)
+    if same_as is not None:
+        if progress:
+            progress(100, "same ratings as all levels")
+        body = {**same_as, "scope": {"role": role.name, "level": level.name if level else None}}
+    else:
+        body = compute(role, level, progress, data.only(level) if data is not None else None)
     body["computed_at"] = timezone.now().isoformat()
     body["watermark"] = mark
     try:

@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser, Group, User
@@ -420,9 +421,9 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
             .order_by("rank")
         )
         scopes: list[Level | None] = [None, *levels]
-        marks = {scope: calibration.watermark(job.role, scope) for scope in scopes}
+        marks = calibration.watermarks(job.role)
         # Read the role's ratings once, and only if some scope has new inputs.
-        fresh = any(calibration.stored(job.role, s, marks[s]) is None for s in scopes)
+        fresh = any(calibration.stored(job.role, s, marks[s and s.pk]) is None for s in scopes)
         data = calibration.load_ratings(job.role) if fresh else None
         share = 90 // len(scopes)
         main = None
@@ -433,8 +434,20 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
             def scoped(pct: int, stage: str, base: int = base, label: str = label) -> None:
                 report(base + pct * share // 100, f"{label}: {stage}")
 
+            # A level holding every rating of the role has the role's very result.
+            whole = (
+                main is not None
+                and data is not None
+                and level is not None
+                and int(np.count_nonzero(data.level == level.pk)) == data.rating.size
+            )
             snapshot, _ = calibration.snapshot_store(
-                role=job.role, level=level, progress=scoped, data=data, mark=marks[level]
+                role=job.role,
+                level=level,
+                progress=scoped,
+                data=data,
+                mark=marks[level and level.pk],
+                same_as=main.result if whole and main is not None else None,
             )
             main = main or snapshot
     except Exception as exc:

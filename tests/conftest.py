@@ -41,6 +41,24 @@ def chromium_path() -> str | None:
 
 
 @pytest.fixture(autouse=True)
+def reference_data_after_flush(request):  # type: ignore[no-untyped-def]
+    """Put the level ladder and persona groups back for transactional tests.
+
+    Transactional tests (live server, real worker, concurrency) run on committed
+    data, and each one's teardown empties every table, data migrations' rows
+    included. (Django's serialized rollback is not used: while Playwright's event
+    loop runs, Django sees an async context and its own connection objects.)
+    """
+    marker = request.node.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or bool(
+        {"transactional_db", "live_server"} & set(request.fixturenames)
+    )
+    if transactional:
+        request.getfixturevalue("transactional_db")
+        ensure_ladder(Level, Group)
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hasher(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -21,8 +21,8 @@ from tests.e2e.conftest import screenshot, sign_in
 
 pytestmark = [
     pytest.mark.browser,
-    # live_server needs committed data; restore the ladder and groups flushed by earlier tests.
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    # live_server needs committed data; the fixtures put back the ladder and groups.
+    pytest.mark.django_db(transaction=True),
 ]
 
 

@@ -17,7 +17,7 @@ PIA_SUMMARY = "Pia-was-convinced-by-the-paged-attention-answer"
 
 
 @pytest.fixture
-def loop(django_db_serialized_rollback: None, transactional_db: None) -> Built:  # type: ignore[no-untyped-def]
+def loop(transactional_db: None) -> Built:  # type: ignore[no-untyped-def]
     """One interview, Ines and Pia on its panel; Pia has already submitted her card."""
     ines = make_user("ines", INTERVIEWER, first_name="Ines")
     pia = make_user("pia", INTERVIEWER, first_name="Pia")

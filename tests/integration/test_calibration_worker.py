@@ -22,8 +22,8 @@ from tests.integration.data import write_ratings_csv
 pytestmark = [
     pytest.mark.redis,
     pytest.mark.postgres,
-    # Restore the level ladder and groups (data migrations) after other tests' flushes.
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    # Committed data for the worker; the fixture puts back the ladder and groups.
+    pytest.mark.django_db(transaction=True),
 ]
 
 

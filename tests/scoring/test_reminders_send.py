@@ -193,7 +193,7 @@ def test_the_beat_task_sends_the_overdue_reminders_once(overdue: Built) -> None:
 
 
 @pytest.mark.postgres
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_concurrent_workers_send_one_email_per_seat_per_interval(
     overdue: Built, monkeypatch: pytest.MonkeyPatch
 ) -> None:

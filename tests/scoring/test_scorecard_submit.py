@@ -204,7 +204,7 @@ def test_the_service_refuses_anyone_but_the_author(
 
 
 @pytest.mark.postgres
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_ten_concurrent_submits_make_one_submission(
     first: Interview, interviewer: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
