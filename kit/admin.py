@@ -88,3 +88,10 @@ class LoopTemplateAdmin(admin.ModelAdmin):
     list_filter = ["role"]
     list_select_related = ["role", "level"]
     inlines = [LoopSlotInline]
+
+
+@admin.register(LoopSlot)
+class LoopSlotAdmin(admin.ModelAdmin):
+    list_display = ["template", "order", "title", "minutes", "question_count", "interviewer_count"]
+    list_select_related = ["template"]
+    filter_horizontal = ["competencies"]
