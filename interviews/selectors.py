@@ -4,8 +4,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Case, Count, F, Min, Prefetch, Q, QuerySet, When
-from django.db.models.functions import Coalesce
+from django.db.models import Case, Count, F, Min, Prefetch, QuerySet, When
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -14,7 +13,7 @@ from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_l
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, LoopTemplate, Question, Role, RubricItem
 from kit.permissions import is_recruiter
-from kit.selectors import covers_level
+from kit.selectors import asked_since, covers_level
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -30,13 +29,11 @@ def exposure(question_ids: list[int] | None = None) -> dict[int, tuple[int, int]
     count too: their questions are as good as asked.
     """
     now = timezone.now()
-    asked = InterviewQuestion.objects.annotate(
-        asked_at=Coalesce(F("interview__scheduled_start"), F("assigned_at"))
-    ).filter(asked_at__gte=now - timedelta(days=90))
+    asked = InterviewQuestion.objects.filter(asked_since(now - timedelta(days=90)))
     if question_ids is not None:
         asked = asked.filter(question_id__in=question_ids)
     rows = asked.values("question_id").annotate(
-        last_30=Count("id", filter=Q(asked_at__gte=now - timedelta(days=30))),
+        last_30=Count("id", filter=asked_since(now - timedelta(days=30))),
         last_90=Count("id"),
     )
     return {row["question_id"]: (row["last_30"], row["last_90"]) for row in rows}

@@ -1,10 +1,12 @@
 """Reads from the question bank."""
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
 from kit.models import Competency, FollowUp, Level, Question, QuestionVersion, Role, RubricItem
 
@@ -15,6 +17,34 @@ def _with_current(questions: QuerySet[Question]) -> QuerySet[Question]:
     )
 
 
+def asked_since(since: datetime, prefix: str = "") -> Q:
+    """Select interview assignments asked since `since`.
+
+    An assignment counts as asked at its interview's scheduled start, or when
+    it was made if the interview has no time yet; interviews scheduled ahead
+    count too, since their questions are as good as asked. `prefix` reaches the
+    assignment from another model ("assignments__" from Question).
+    """
+    return Q(**{f"{prefix}interview__scheduled_start__gte": since}) | Q(
+        **{f"{prefix}interview__scheduled_start__isnull": True, f"{prefix}assigned_at__gte": since}
+    )
+
+
+def with_exposure(questions: QuerySet[Question]) -> QuerySet[Question]:
+    """Annotate how often each question was asked in the last 30 and 90 days (same query)."""
+    now = timezone.now()
+    return questions.annotate(
+        asked_30=Count(
+            "assignments", filter=asked_since(now - timedelta(days=30), "assignments__"),
+            distinct=True,
+        ),
+        asked_90=Count(
+            "assignments", filter=asked_since(now - timedelta(days=90), "assignments__"),
+            distinct=True,
+        ),
+    )  # fmt: skip
+
+
 def question_list(
     *,
     role: Role | None = None,
@@ -23,8 +53,8 @@ def question_list(
     status: str | None = None,
     search: str = "",
 ) -> QuerySet[Question]:
-    """Return the bank filtered as asked, newest first within a role."""
-    questions = _with_current(Question.objects.all())
+    """Return the bank filtered as asked, by role and title, with each question's exposure."""
+    questions = with_exposure(_with_current(Question.objects.all()))
     if role is not None:
         questions = questions.filter(role=role)
     if level is not None:
@@ -68,7 +98,7 @@ def question_search(questions: QuerySet[Question], text: str) -> QuerySet[Questi
 
 
 def question_get(*, pk: int) -> Question:
-    return get_object_or_404(_with_current(Question.objects.all()), pk=pk)
+    return get_object_or_404(with_exposure(_with_current(Question.objects.all())), pk=pk)
 
 
 def version_detail(*, question: Question, number: int | None = None) -> QuestionVersion:

@@ -56,12 +56,14 @@ class QuestionListSerializer(serializers.ModelSerializer):
     prompt = serializers.CharField(source="current.prompt")
     minutes = serializers.IntegerField(source="current.minutes")
     scale_max = serializers.IntegerField(source="current.scale_max")
+    asked_30_days = serializers.IntegerField(source="asked_30", read_only=True)
+    asked_90_days = serializers.IntegerField(source="asked_90", read_only=True)
 
     class Meta:
         model = Question
         fields = [
             "id", "title", "role", "status", "competencies", "levels",
-            "version", "prompt", "minutes", "scale_max",
+            "version", "prompt", "minutes", "scale_max", "asked_30_days", "asked_90_days",
         ]  # fmt: skip
 
 

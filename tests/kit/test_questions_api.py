@@ -44,6 +44,8 @@ def detail_json(question: Question) -> dict[str, Any]:
         "prompt": version.prompt,
         "minutes": version.minutes,
         "scale_max": version.scale_max,
+        "asked_30_days": 0,
+        "asked_90_days": 0,
         "current": {
             "id": version.pk,
             "number": version.number,
@@ -205,6 +207,8 @@ def test_it_lists_the_bank_in_a_fixed_number_of_queries(
         "prompt": first.current.prompt,
         "minutes": 15,
         "scale_max": 4,
+        "asked_30_days": 0,
+        "asked_90_days": 0,
     }
     last_page = client.get("/api/v1/questions/?page=4").json()
     assert last_page["next"] is None
@@ -375,6 +379,8 @@ def test_it_lets_a_lead_create_a_question(lead: User, vocabulary: None) -> None:
         "prompt": "How much memory does the KV cache of one 4k-token request take?",
         "minutes": 20,
         "scale_max": 5,
+        "asked_30_days": 0,
+        "asked_90_days": 0,
         "current": {
             "id": version.pk,
             "number": 1,
