@@ -2,12 +2,13 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
-from rest_framework.authtoken.views import obtain_auth_token
 
+from config import tokens
 from interviews import views as interview_views
 
 api_v1 = [
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("auth/token/", tokens.TokenView.as_view(), name="api-token"),
+    path("auth/token/rotate/", tokens.TokenRotateView.as_view(), name="api-token-rotate"),
     path("", include("kit.api_urls")),
     path("", include("interviews.api_urls")),
     path("", include("scoring.api_urls")),

@@ -1,0 +1,36 @@
+"""API tokens: obtain with a password, rotate, revoke."""
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
+
+
+class TokenView(ObtainAuthToken):
+    """POST a username and password for your API token; DELETE (signed in) revokes it."""
+
+    def get_permissions(self):  # type: ignore[no-untyped-def]
+        return [IsAuthenticated()] if self.request.method == "DELETE" else []
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request) -> Response:
+        Token.objects.filter(user=request.user).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenRotateView(APIView):
+    """Replace your API token with a new one; the old one stops working at once."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={201: TOKEN})
+    def post(self, request: Request) -> Response:
+        Token.objects.filter(user=request.user).delete()
+        token = Token.objects.create(user=request.user)
+        return Response({"token": token.key}, status=status.HTTP_201_CREATED)
