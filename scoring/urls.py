@@ -11,6 +11,7 @@ urlpatterns = [
     path("calibration/run/", views.calibration_run, name="calibration-run"),
     path("calibration/export.csv", views.calibration_export, name="calibration-export"),
     path("calibration/exercises/", views.exercise_list, name="exercises"),
+    path("audit/", views.audit_log, name="audit-log"),
     path("calibration/exercises/new/", views.exercise_new, name="exercise-new"),
     path("calibration/exercises/<int:pk>/", views.exercise_detail, name="exercise"),
 ]
