@@ -11,6 +11,8 @@ class Candidate(models.Model):
     phone = models.CharField(max_length=40, blank=True)
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set when the candidate's personal data was erased; their ratings stay, anonymous.
+    erased_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name", "id"]

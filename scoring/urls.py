@@ -12,6 +12,8 @@ urlpatterns = [
     path("calibration/export.csv", views.calibration_export, name="calibration-export"),
     path("calibration/exercises/", views.exercise_list, name="exercises"),
     path("audit/", views.audit_log, name="audit-log"),
+    path("candidates/<int:pk>/export.json", views.candidate_export, name="candidate-export"),
+    path("candidates/<int:pk>/erase/", views.candidate_erase, name="candidate-erase"),
     path("calibration/exercises/new/", views.exercise_new, name="exercise-new"),
     path("calibration/exercises/<int:pk>/", views.exercise_detail, name="exercise"),
 ]

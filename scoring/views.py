@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from interviews.forms import interviewer_choices
-from interviews.models import Loop
+from interviews.models import Candidate, Loop
 from interviews.selectors import interview_get
 from kit.models import Level, Question, Role, RubricItem
 from kit.permissions import is_lead, is_recruiter
@@ -429,3 +429,34 @@ def audit_log(request: HttpRequest) -> HttpResponse:
             "action": request.GET.get("action", ""),
         },
     )
+
+
+# --- candidate data rights ------------------------------------------------------------------
+
+
+@login_required
+def candidate_export(request: HttpRequest, pk: int) -> HttpResponse:
+    if not is_recruiter(request.user):
+        raise Http404
+    candidate = get_object_or_404(Candidate, pk=pk)
+    record = services.candidate_export(candidate=candidate, by=request.user)
+    response = JsonResponse(record, json_dumps_params={"indent": 2, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="candidate-{candidate.pk}.json"'
+    return response
+
+
+@login_required
+@require_POST
+def candidate_erase(request: HttpRequest, pk: int) -> HttpResponse:
+    if not is_recruiter(request.user):
+        raise Http404
+    candidate = get_object_or_404(Candidate, pk=pk)
+    if request.POST.get("confirm") != "erase":
+        messages.error(request, "Type erase to confirm.")
+    else:
+        try:
+            services.candidate_erase(candidate=candidate, by=request.user)
+            messages.success(request, "Personal data erased; the ratings stay, anonymous.")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    return redirect("interviews:candidate-detail", candidate.pk)
