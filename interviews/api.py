@@ -150,8 +150,9 @@ class InterviewViewSet(
     @action(detail=True, methods=["post"])
     def swap(self, request: Request, pk: str) -> Response:
         """Replace one question with one of its ranked alternatives."""
+        interview = self.get_object()  # 404 or 403 before looking at the body
         data = _valid(SwapInputSerializer, request)
-        item = self._item(data["item"])
+        item = self._item(data["item"], interview)
         services.interview_question_swap(item=item, question=data["question"], by=request.user)
         return self._fresh(item.interview_id)
 
@@ -163,8 +164,8 @@ class InterviewViewSet(
         services.interview_questions_reorder(interview=interview, order=data["order"])
         return self._fresh(interview.pk)
 
-    def _item(self, raw: object) -> Any:
-        interview = self.get_object()
+    def _item(self, raw: object, interview: Interview | None = None) -> Any:
+        interview = interview or self.get_object()
         try:
             pk = int(str(raw))
         except ValueError:

@@ -218,12 +218,14 @@ class CalibrationRunsView(APIView):
 
 
 class CalibrationRunView(APIView):
-    """A calibration run's status and progress (calibration leads)."""
+    """A calibration run's status and progress (calibration leads; others get 404)."""
 
-    permission_classes = [IsLead]
+    permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={200: CalibrationJobSerializer})
     def get(self, request: Request, pk: int) -> Response:
+        if not is_lead(request.user):
+            raise NotFound()
         return Response(CalibrationJobSerializer(selectors.calibration_job_get(pk=pk)).data)
 
 

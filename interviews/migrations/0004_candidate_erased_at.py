@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('interviews', '0003_interview_competencies'),
+        ("interviews", "0003_interview_competencies"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='candidate',
-            name='erased_at',
+            model_name="candidate",
+            name="erased_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -1,0 +1,128 @@
+"""The world the access matrix runs against: one loop, two interviews, every persona.
+
+* Interview 1: Ines interviews (her card is submitted, notes PRIVATE-NOTE-INES), Sam shadows
+  (no card yet).
+* Interview 2: Omar (draft card, notes PRIVATE-NOTE-OMAR) and Pia (submitted card,
+  notes PRIVATE-NOTE-PIA) interview.
+* Olga is an interviewer on no loop, invited to a calibration exercise; Rita a recruiter
+  (she built the loop); Leo a calibration lead (he made the exercise).
+* The candidate has contact details no interviewer may see; the role has a calibration
+  snapshot, computed by the real job from the submitted cards.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+
+from interviews import services as interview_services
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop
+from kit.models import Competency, Level, LoopTemplate, Question, Role
+from kit.permissions import INTERVIEWER, LEAD, RECRUITER
+from scoring import services as scoring_services
+from scoring.models import CalibrationExercise, CalibrationJob, CalibrationSnapshot, Scorecard
+from tests.conftest import make_user
+from tests.scoring.helpers import Seat, build_loop, draft, submitted
+
+EMAIL = "secret.candidate@example.com"
+PHONE = "+1 555 0199"
+NOTE = {name: f"PRIVATE-NOTE-{name.upper()}" for name in ("ines", "omar", "pia")}
+SUMMARY = {name: f"PRIVATE-SUMMARY-{name.upper()}" for name in ("ines", "omar", "pia")}
+
+
+@dataclass
+class World:
+    users: dict[str, User]
+    role: Role
+    level: Level
+    competency: Competency
+    question: Question
+    template: LoopTemplate
+    candidate: Candidate
+    loop: Loop
+    first: Interview  # Ines, Sam shadowing
+    second: Interview  # Omar, Pia
+    item: InterviewQuestion  # the first question of interview 1
+    cards: dict[str, Scorecard]
+    job: CalibrationJob
+    snapshot: CalibrationSnapshot
+    exercise: CalibrationExercise
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttle_counts() -> Iterator[None]:
+    # The API throttles through the cache, which outlives a test.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def build_world() -> World:
+    users = {
+        "rita": make_user("rita", RECRUITER, first_name="Rita"),
+        "leo": make_user("leo", LEAD, first_name="Leo"),
+        **{
+            name: make_user(name, INTERVIEWER, first_name=name.capitalize())
+            for name in ("ines", "omar", "sam", "pia", "olga")
+        },
+    }
+    built = build_loop(
+        seats=[
+            Seat(interviewers=[users["ines"]], shadow=users["sam"]),
+            Seat(interviewers=[users["omar"], users["pia"]]),
+        ],
+        candidate_name="Secret Candidate",
+        recruiter=users["rita"],
+    )
+    first, second = built.interviews
+    candidate = interview_services.candidate_update(
+        candidate=built.loop.candidate,
+        name="Secret Candidate",
+        email=EMAIL,
+        phone=PHONE,
+        notes="Prefers mornings.",
+    )
+    cards = {
+        "ines": submitted(users["ines"], first, notes=NOTE["ines"], summary=SUMMARY["ines"]),
+        "pia": submitted(users["pia"], second, notes=NOTE["pia"], summary=SUMMARY["pia"]),
+        "omar": draft(users["omar"], second, notes=NOTE["omar"], summary=SUMMARY["omar"]),
+    }
+    role = built.loop.role
+    job = scoring_services.calibration_run_now(role=role, by=users["leo"])
+    assert job.status == CalibrationJob.Status.DONE, job.error
+    item = built.questions(first)[0]
+    question = item.question
+    exercise = scoring_services.exercise_create(
+        title="Matrix exercise",
+        question=question,
+        answers=[
+            scoring_services.AnswerInput(transcript="Answer one", key_rating=3, key_checked=()),
+            scoring_services.AnswerInput(transcript="Answer two", key_rating=2, key_checked=()),
+        ],
+        participants=[users["olga"]],
+        by=users["leo"],
+    )
+    return World(
+        users=users,
+        role=role,
+        level=built.loop.level,
+        competency=question.competencies.first(),
+        question=question,
+        template=LoopTemplate.objects.get(role=role, level=built.loop.level),
+        candidate=candidate,
+        loop=built.loop,
+        first=first,
+        second=second,
+        item=item,
+        cards=cards,
+        job=job,
+        snapshot=CalibrationSnapshot.objects.get(pk=job.snapshot_id),
+        exercise=exercise,
+    )
+
+
+@pytest.fixture
+def world(db: None) -> World:
+    return build_world()
