@@ -170,16 +170,6 @@ def question_version_mark_used(*, version: QuestionVersion) -> None:
         version.in_use = True
 
 
-def rubric_item_update(*, item: RubricItem, text: str, kind: str) -> RubricItem:
-    if item.version.in_use:
-        raise ApplicationError("this rubric is in use; edit the question to make a new version")
-    item.text = " ".join(text.split())
-    item.kind = kind
-    item.full_clean()
-    item.save()
-    return item
-
-
 # --- import -------------------------------------------------------------------------
 
 

@@ -143,14 +143,10 @@ def test_it_keeps_a_leads_edits_on_reimport(seeded: list[Question], lead: User) 
         ),
         by=lead,
     )
-    first = question.current.rubric.order_by("order").first()
-    services.rubric_item_update(
-        item=first, text="Says what each of the three strategies shards.", kind="core"
-    )
     question = fsdp_question()
-    services.question_update(
-        question=question, content=replace(services.content_of(question.current), minutes=25)
-    )
+    content = services.content_of(question.current)
+    rubric = (("Says what each of the three strategies shards.", "core"), *content.rubric[1:])
+    services.question_update(question=question, content=replace(content, minutes=25, rubric=rubric))
     before = snapshot()
 
     assert import_seed("--role", ROLE) == SEED_AGAIN
