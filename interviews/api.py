@@ -49,6 +49,7 @@ class RecruiterWrites(BasePermission):
 class CandidateViewSet(viewsets.ModelViewSet):
     """Candidates and their contact details: recruiters only (others get 403, or 404 by id)."""
 
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     serializer_class = CandidateSerializer
     http_method_names = ["get", "post", "patch", "head", "options"]
 
@@ -77,6 +78,7 @@ class CandidateViewSet(viewsets.ModelViewSet):
 class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Loops. `POST` with candidate, role and level assembles one from the level's template."""
 
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     permission_classes = [RecruiterWrites]
     filterset_fields = ["status", "candidate"]
 
@@ -114,6 +116,7 @@ class InterviewViewSet(
 ):
     """Interviews: recruiters see all; interviewers only those they sit on (others are 404)."""
 
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     serializer_class = InterviewSerializer
     permission_classes = [RecruiterWrites]
     http_method_names = ["get", "post", "put", "head", "options"]

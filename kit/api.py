@@ -24,6 +24,7 @@ from kit.serializers import (
 
 
 class RoleViewSet(viewsets.ModelViewSet):
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     queryset = Role.objects.all()
     serializer_class = RoleSerializer
     permission_classes = [IsLeadOrReadOnly]
@@ -31,12 +32,14 @@ class RoleViewSet(viewsets.ModelViewSet):
 
 
 class LevelViewSet(viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     queryset = Level.objects.all()
     serializer_class = LevelSerializer
     pagination_class = None
 
 
 class CompetencyViewSet(viewsets.ModelViewSet):
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     queryset = Competency.objects.all()
     serializer_class = CompetencySerializer
     permission_classes = [IsLeadOrReadOnly]
@@ -51,6 +54,7 @@ class QuestionViewSet(viewsets.ModelViewSet):
     interview creates a new version; earlier versions stay readable.
     """
 
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     permission_classes = [IsLeadOrReadOnly]
     filterset_class = QuestionFilter
     http_method_names = ["get", "post", "put", "head", "options"]
@@ -121,6 +125,7 @@ class QuestionViewSet(viewsets.ModelViewSet):
 class LoopTemplateViewSet(viewsets.ModelViewSet):
     """Loop templates per role and level. Saving one for an existing role and level replaces it."""
 
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     permission_classes = [IsPlannerOrReadOnly]
     serializer_class = LoopTemplateSerializer
     http_method_names = ["get", "post", "put", "head", "options"]

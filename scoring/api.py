@@ -56,6 +56,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     """Scorecards. You read your own, and others' submitted cards once you owe none in
     their loop (recruiters read all submitted). You write only your own."""
 
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     serializer_class = ScorecardSerializer
     filterset_fields = ["interview", "status"]
 
