@@ -120,6 +120,16 @@ def interview_questions_reorder(*, interview: Interview, order: Sequence[int]) -
         InterviewQuestion.objects.filter(pk=pk).update(order=position)
 
 
+def interview_question_move(*, item: InterviewQuestion, up: bool) -> None:
+    """Move one question a place up or down in its interview; at either end, do nothing."""
+    ids = list(item.interview.questions.values_list("pk", flat=True))
+    i = ids.index(item.pk)
+    j = i - 1 if up else i + 1
+    if 0 <= j < len(ids):
+        ids[i], ids[j] = ids[j], ids[i]
+        interview_questions_reorder(interview=item.interview, order=ids)
+
+
 @transaction.atomic
 def interview_update(
     *,

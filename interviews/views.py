@@ -169,15 +169,10 @@ def question_swap(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def question_move(request: HttpRequest, pk: int) -> HttpResponse:
     item = _item_for(request, pk)
-    ids = list(item.interview.questions.values_list("pk", flat=True))
-    i = ids.index(item.pk)
-    j = i - 1 if request.POST.get("direction") == "up" else i + 1
-    if 0 <= j < len(ids):
-        ids[i], ids[j] = ids[j], ids[i]
-        try:
-            services.interview_questions_reorder(interview=item.interview, order=ids)
-        except ApplicationError as exc:
-            messages.error(request, exc.message)
+    try:
+        services.interview_question_move(item=item, up=request.POST.get("direction") == "up")
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
     return redirect(f"{_loop_url(item.loop_id)}#interview-{item.interview_id}")
 
 

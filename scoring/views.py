@@ -50,6 +50,25 @@ def _questions(scorecard: Scorecard) -> list[dict]:
     return rows
 
 
+def _posted(request: HttpRequest, card: Scorecard) -> tuple[str, str, list[services.RatingInput]]:
+    items = [item for item, _ in selectors.scorecard_form_data(scorecard=card)]
+    return parse_scorecard(request.POST, items)
+
+
+def _card_page(request: HttpRequest, card: Scorecard, *, amending: bool = False) -> HttpResponse:
+    return render(
+        request,
+        "scoring/scorecard.html",
+        {
+            "interview": card.interview,
+            "card": card,
+            "questions": _questions(card),
+            "recommendations": Scorecard.Recommendation.choices,
+            "amending": amending,
+        },
+    )
+
+
 @login_required
 def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
     """Write your scorecard for an interview; drafts save as you go."""
@@ -64,8 +83,7 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
         return JsonResponse({"error": "This scorecard is already submitted."}, status=409)
     if request.method == "POST" and not card.is_submitted:
         try:
-            items = [row["item"] for row in _questions(card)]
-            recommendation, summary, ratings = parse_scorecard(request.POST, items)
+            recommendation, summary, ratings = _posted(request, card)
             services.scorecard_save_draft(
                 scorecard=card,
                 by=request.user,
@@ -88,16 +106,7 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
                 return JsonResponse({"error": exc.message}, status=exc.status_code)
             messages.error(request, exc.message)
             card = selectors.own_scorecard_get(user=request.user, pk=card.pk)
-    return render(
-        request,
-        "scoring/scorecard.html",
-        {
-            "interview": interview,
-            "card": card,
-            "questions": _questions(card),
-            "recommendations": Scorecard.Recommendation.choices,
-        },
-    )
+    return _card_page(request, card)
 
 
 @login_required
@@ -137,8 +146,7 @@ def amend(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("scoring:scorecard", card.interview_id)
     if request.method == "POST":
         try:
-            items = [row["item"] for row in _questions(card)]
-            recommendation, summary, ratings = parse_scorecard(request.POST, items)
+            recommendation, summary, ratings = _posted(request, card)
             services.scorecard_amend(
                 scorecard=card,
                 by=request.user,
@@ -151,17 +159,7 @@ def amend(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("scoring:debrief", card.interview.loop_id)
         except ApplicationError as exc:
             messages.error(request, exc.message)
-    return render(
-        request,
-        "scoring/scorecard.html",
-        {
-            "interview": card.interview,
-            "card": card,
-            "questions": _questions(card),
-            "recommendations": Scorecard.Recommendation.choices,
-            "amending": True,
-        },
-    )
+    return _card_page(request, card, amending=True)
 
 
 # --- calibration ------------------------------------------------------------------------
