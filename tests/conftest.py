@@ -11,6 +11,7 @@ import socket
 
 import pytest
 from django.contrib.auth.models import Group, User
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from kit.ladder import ensure_ladder
@@ -18,6 +19,10 @@ from kit.models import Level
 from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# Property tests draw the same examples every run: a suite that passed once passes again.
+hypothesis_settings.register_profile("project", derandomize=True, deadline=None)
+hypothesis_settings.load_profile("project")
 
 
 def need(what: str, available: bool) -> None:
