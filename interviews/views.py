@@ -82,7 +82,10 @@ def loop_new(request: HttpRequest) -> HttpResponse:
     """Pick candidate, role and level; preview the assembled loop; save it."""
     _recruiter(request)
     data = request.POST if request.method == "POST" else request.GET
-    form = LoopBuildForm(data if {"candidate", "role", "level"} & set(data) else None)
+    # "Build a loop" on a candidate's page links here with the candidate alone:
+    # preselect them rather than greet the recruiter with "role: required".
+    bound = request.method == "POST" or bool({"role", "level"} & set(data))
+    form = LoopBuildForm(data if bound else None, initial={"candidate": data.get("candidate")})
     plan = error = None
     if form.is_bound and form.is_valid():
         try:
