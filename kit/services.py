@@ -4,14 +4,16 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, Group, User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
 from config.exceptions import ApplicationError
+from kit import selectors
 from kit.importers import ImportProblem, QuestionRecord
 from kit.models import (
+    AuditEvent,
     Competency,
     FollowUp,
     Level,
@@ -132,6 +134,7 @@ def question_update(
     changed = False
     if meta is not None:
         _check_levels(meta.min_level, meta.max_level)
+        status_before = question.status
         before = (question.title, question.status, question.min_level_id, question.max_level_id)
         question.title = meta.title
         question.status = meta.status
@@ -141,6 +144,7 @@ def question_update(
         if before != after:
             question.full_clean()
             question.save()
+            question_status_record(question=question, before=status_before, by=by)
             changed = True
         wanted = {c.pk for c in meta.competencies}
         if wanted != {c.pk for c in question.competencies.all()}:
@@ -161,6 +165,27 @@ def question_update(
                 _write_version(current, content)
             changed = True
     return changed
+
+
+def question_status_record(
+    *, question: Question, before: str, by: AbstractBaseUser | None
+) -> AuditEvent | None:
+    """Audit a retirement (the status became retired) or a restoration (it left retired).
+
+    Call it after saving the question, in the same transaction. Moves between draft
+    and active are routine editing and are not recorded.
+    """
+    after = question.status
+    retired = Question.Status.RETIRED
+    if before == after or retired not in (before, after):
+        return None
+    return audit_event_record(
+        actor=by,
+        action="question.retired" if after == retired else "question.restored",
+        target=f"{question.title} ({question.role})",
+        question=question.pk,
+        status=f"{before} → {after}",
+    )
 
 
 def question_version_mark_used(*, version: QuestionVersion) -> None:
@@ -395,3 +420,78 @@ def loop_templates_import(*, document: dict) -> list[LoopTemplate]:
             )
         )
     return saved
+
+
+# --- audit log ------------------------------------------------------------------------------
+
+
+def audit_event_record(
+    *, actor: AbstractBaseUser | None, action: str, target: str, **data: object
+) -> AuditEvent:
+    """Record a sensitive action. Call it inside the transaction that makes the change,
+    so a change that rolls back leaves no event and an event never lacks its change."""
+    return AuditEvent.objects.create(actor=actor, action=action, target=target[:200], data=data)
+
+
+def _access_changes(before: dict[str, str], after: dict[str, str]) -> dict[str, str]:
+    return {key: f"{before[key]} → {value}" for key, value in after.items() if before[key] != value}
+
+
+def user_access_record(
+    *, user: User, before: dict[str, str], by: AbstractBaseUser | None
+) -> AuditEvent | None:
+    """Audit a change to what `user` may do, if there was one.
+
+    `before` is `selectors.user_access` read before the change was saved; the
+    event names each changed field (groups, flags, own permissions) as before → after.
+    """
+    changes = _access_changes(before, selectors.user_access(pk=user.pk))
+    if not changes:
+        return None
+    return audit_event_record(
+        actor=by,
+        action="permissions.changed",
+        target=f"user {user.username}",
+        user=user.username,
+        **changes,
+    )
+
+
+def group_access_record(
+    *, group: Group, before: dict[str, str] | None, by: AbstractBaseUser | None
+) -> AuditEvent | None:
+    """Audit a change to a group's name or permissions, if there was one.
+
+    `before` is `selectors.group_access` read before the change was saved, or
+    None for a group just created (an empty new group changes nobody's access).
+    """
+    after = selectors.group_access(pk=group.pk)
+    if before is None:
+        before = {"name": after["name"], "permissions": "none"}
+    changes = _access_changes(before, after)
+    if not changes:
+        return None
+    return audit_event_record(
+        actor=by,
+        action="permissions.changed",
+        target=f"group {group.name}",
+        group=group.name,
+        **changes,
+    )
+
+
+@transaction.atomic
+def group_delete(*, group: Group, by: AbstractBaseUser | None) -> None:
+    """Delete the group and audit what its members and permissions were."""
+    access = selectors.group_access(pk=group.pk)
+    members = ", ".join(sorted(group.user_set.values_list("username", flat=True))) or "none"
+    audit_event_record(
+        actor=by,
+        action="permissions.changed",
+        target=f"group {group.name}",
+        group=group.name,
+        name=f"{group.name} → deleted",
+        members=f"{members} → none",
+        permissions=f"{access['permissions']} → none",
+    )
+    group.delete()

@@ -2,7 +2,6 @@ from django.contrib import admin
 
 from scoring.models import (
     Amendment,
-    AuditEvent,
     CalibrationExercise,
     CalibrationJob,
     CalibrationSnapshot,
@@ -60,17 +59,6 @@ class QuestionRatingAdmin(admin.ModelAdmin):
 class AmendmentAdmin(admin.ModelAdmin):
     list_display = ["scorecard", "by", "at", "reason"]
     list_select_related = ["scorecard__interviewer", "scorecard__interview__loop__candidate", "by"]
-
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
-
-
-@admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
-    list_display = ["at", "actor", "action", "target"]
-    list_filter = ["action"]
-    list_select_related = ["actor"]
-    search_fields = ["target", "actor__username"]
 
     def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False

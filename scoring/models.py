@@ -99,24 +99,6 @@ class Amendment(models.Model):
         return f"Amendment of {self.scorecard} by {self.by}"
 
 
-class AuditEvent(models.Model):
-    """A sensitive action: decision recorded, scorecard amended, calibration exported..."""
-
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
-    )
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
-    action = models.CharField(max_length=60)
-    target = models.CharField(max_length=200)
-    data = models.JSONField(default=dict, blank=True)
-
-    class Meta:
-        ordering = ["-at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target}"
-
-
 class CalibrationJob(models.Model):
     """A requested recalculation for a role. At most one waits per role at a time,
     so a burst of submissions collapses into one run."""

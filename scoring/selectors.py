@@ -20,7 +20,6 @@ from kit.permissions import is_lead, is_recruiter
 from scoring import stats
 from scoring.models import (
     Amendment,
-    AuditEvent,
     CalibrationExercise,
     CalibrationJob,
     CalibrationSnapshot,
@@ -443,18 +442,6 @@ def exercise_report(*, exercise: CalibrationExercise) -> ExerciseReport:
     return ExerciseReport(
         exercise=exercise, answers=answer_rows, participants=rows, icc=icc, complete=complete
     )
-
-
-# --- audit log ------------------------------------------------------------------------------
-
-
-def audit_events(*, action: str = "") -> QuerySet[AuditEvent]:
-    events = AuditEvent.objects.select_related("actor").order_by("-at", "-id")
-    return events.filter(action=action) if action else events
-
-
-def audit_actions() -> list[str]:
-    return list(AuditEvent.objects.order_by("action").values_list("action", flat=True).distinct())
 
 
 # --- candidate data rights ------------------------------------------------------------------

@@ -18,6 +18,8 @@ from config.exceptions import ApplicationError
 from interviews.forms import interviewer_choices
 from interviews.models import Candidate, Loop
 from interviews.selectors import interview_get
+from kit import selectors as kit_selectors
+from kit import services as kit_services
 from kit.models import Level, Question, Role, RubricItem
 from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
@@ -261,7 +263,7 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     writer.writerow(columns)
     for row in snapshot.result.get(section, []):
         writer.writerow([_csv_value(row.get(column)) for column in columns])
-    services.audit(
+    kit_services.audit_event_record(
         actor=request.user,
         action="calibration.exported",
         target=f"{role} {level or 'all levels'}",
@@ -406,7 +408,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     """Sensitive actions, newest first (leads); `?format=csv` downloads them."""
     if not is_lead(request.user):
         raise Http404
-    events = selectors.audit_events(action=request.GET.get("action", ""))
+    events = kit_selectors.audit_events(action=request.GET.get("action", ""))
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
@@ -423,7 +425,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
         "scoring/audit_log.html",
         {
             "page": page,
-            "actions": selectors.audit_actions(),
+            "actions": kit_selectors.audit_actions(),
             "action": request.GET.get("action", ""),
         },
     )

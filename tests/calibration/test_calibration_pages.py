@@ -9,10 +9,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from kit.models import Level, Role
+from kit.models import AuditEvent, Level, Role
 from kit.permissions import INTERVIEWER
 from scoring import services
-from scoring.models import AuditEvent, CalibrationJob
+from scoring.models import CalibrationJob
 from scoring.views import EXPORT_COLUMNS
 from tests.calibration.conftest import PANEL, Calibrated
 from tests.calibration.helpers import ROLE, counts, import_scorecards, tables

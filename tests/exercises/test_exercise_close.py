@@ -4,9 +4,9 @@ import pytest
 from django.contrib.auth.models import User
 
 from config.exceptions import Conflict
-from kit.models import Question
+from kit.models import AuditEvent, Question
 from scoring import services
-from scoring.models import AuditEvent, CalibrationExercise
+from scoring.models import CalibrationExercise
 from tests.exercises.helpers import create
 
 

@@ -4,10 +4,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from kit.models import Question
+from kit.models import AuditEvent, Question
 from kit.permissions import INTERVIEWER
 from scoring import services
-from scoring.models import AuditEvent, CalibrationExercise, ExerciseRating, ReferenceAnswer
+from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
 from tests.conftest import make_user
 from tests.exercises.helpers import answers, create, rubric, signed_in
 from tests.scoring.helpers import count_queries

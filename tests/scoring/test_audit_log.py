@@ -2,8 +2,17 @@
 
 import csv
 import io
+import json
 
-from scoring.models import AuditEvent
+from django.contrib.auth.models import User
+from django.test import Client
+
+from kit.models import AuditEvent
+from kit.permissions import INTERVIEWER, LEAD
+from kit.selectors import question_as_dict
+from tests.conftest import client_for, make_user
+from tests.factories import RoleFactory, make_question
+from tests.kit.admin_forms import change_form_data
 
 
 def record(actor, action: str, target: str, **data) -> AuditEvent:  # type: ignore[no-untyped-def]
@@ -62,3 +71,77 @@ def test_the_page_reads_many_events_in_a_fixed_number_of_queries(
     # with their actors
     with django_assert_max_num_queries(6):
         assert client.get("/audit/").status_code == 200
+
+
+# --- events from the question bank and the admin ------------------------------------------------
+
+
+def retire_and_promote(interviewer) -> None:  # type: ignore[no-untyped-def]
+    """Retire a question through the API and make the interviewer staff in the admin."""
+    question = make_question(role=RoleFactory(name="AI Infrastructure Engineer"), title="Old one")
+    lead = make_user("lena", LEAD)
+    body = question_as_dict(question)
+    levels = body.pop("levels")
+    body.update(min_level=levels["min"], max_level=levels["max"], status="retired")
+    response = client_for(lead).put(f"/api/v1/questions/{question.pk}/", body, format="json")
+    assert response.status_code == 200
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    url = f"/admin/auth/user/{interviewer.pk}/change/"
+    assert admin.post(url, {**change_form_data(admin, url), "is_staff": "on"}).status_code == 302
+
+
+def test_a_lead_sees_questions_retired_and_permissions_changed(client, lead, interviewer):
+    retire_and_promote(interviewer)
+    client.force_login(lead)
+
+    body = client.get("/audit/").content.decode()
+    retired = client.get("/audit/?action=question.retired").content.decode()
+
+    assert "<option >permissions.changed</option>" in body
+    assert "<option >question.retired</option>" in body
+    assert body.index("permissions.changed</code>") < body.index("question.retired</code>")
+    assert "user ines" in body
+    assert "user: ines" in body
+    assert "is_staff: no → yes" in body
+    assert "Old one (AI Infrastructure Engineer)" in retired
+    assert "status: active → retired" in retired
+    assert "user ines" not in retired
+
+
+def test_the_csv_includes_questions_retired_and_permissions_changed(client, lead, interviewer):
+    retire_and_promote(interviewer)
+    question = AuditEvent.objects.get(action="question.retired")
+    permissions = AuditEvent.objects.get(action="permissions.changed")
+    client.force_login(lead)
+
+    response = client.get("/audit/?format=csv")
+
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["at", "actor", "action", "target", "details"]
+    # PostgreSQL keeps JSON keys in its own order, so the details are compared decoded.
+    assert [(*row[:4], json.loads(row[4])) for row in rows[1:]] == [
+        (
+            permissions.at.isoformat(),
+            "root",
+            "permissions.changed",
+            "user ines",
+            {"user": "ines", "is_staff": "no → yes"},
+        ),
+        (
+            question.at.isoformat(),
+            "lena",
+            "question.retired",
+            "Old one (AI Infrastructure Engineer)",
+            {"question": question.data["question"], "status": "active → retired"},
+        ),
+    ]
+
+
+def test_interviewers_and_recruiters_get_404_for_the_new_events_too(client, recruiter, interviewer):
+    retire_and_promote(make_user("ivan", INTERVIEWER))
+    for user in (recruiter, interviewer):
+        client.force_login(user)
+        for url in ("/audit/", "/audit/?format=csv", "/audit/?action=permissions.changed"):
+            assert client.get(url).status_code == 404
+    assert AuditEvent.objects.count() == 2

@@ -1,8 +1,9 @@
 """A candidate's data: exported on request, erased on request, ratings kept anonymous."""
 
 from interviews.models import Candidate, Loop
+from kit.models import AuditEvent
 from scoring import services
-from scoring.models import AuditEvent, QuestionRating, Scorecard
+from scoring.models import QuestionRating, Scorecard
 from tests.conftest import client_for
 from tests.scoring.helpers import Built, submitted
 

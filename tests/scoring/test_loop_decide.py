@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from interviews.models import Interview, Loop
-from scoring.models import AuditEvent
+from kit.models import AuditEvent
 from tests.conftest import client_for
 from tests.scoring.helpers import Built, card_json, iso, state, submitted
 

@@ -8,8 +8,9 @@ from django.test import Client
 
 from config.exceptions import ApplicationError
 from interviews.models import Interview
+from kit.models import AuditEvent
 from scoring import selectors, services
-from scoring.models import Amendment, AuditEvent, QuestionRating, Scorecard
+from scoring.models import Amendment, QuestionRating, Scorecard
 from tests.conftest import client_for
 from tests.scoring.helpers import (
     Built,

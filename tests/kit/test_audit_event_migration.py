@@ -1,0 +1,40 @@
+"""AuditEvent moved from scoring to kit (kit 0005, scoring 0003) without touching its table:
+events recorded before the move are read after it, and the move undoes cleanly."""
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from kit.models import AuditEvent
+
+BEFORE = [("kit", "0004_question_current_set_null"), ("scoring", "0002_calibration_exercises")]
+
+
+def migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets or executor.loader.graph.leaf_nodes())
+    return executor
+
+
+@pytest.mark.django_db(transaction=True)
+def test_events_recorded_before_the_move_are_kept() -> None:
+    executor = migrate(BEFORE)
+    try:
+        old = executor.loader.project_state(BEFORE).apps
+        user = old.get_model("auth", "User").objects.create(username="rita")
+        old.get_model("scoring", "AuditEvent").objects.create(
+            actor_id=user.pk, action="loop.decided", target="Ada · L5", data={"decision": "hire"}
+        )
+        types = old.get_model("contenttypes", "ContentType").objects
+        assert types.filter(app_label="scoring", model="auditevent").exists()
+    finally:
+        migrate()
+    ContentType.objects.clear_cache()
+
+    assert list(AuditEvent.objects.values_list("actor__username", "action", "target", "data")) == [
+        ("rita", "loop.decided", "Ada · L5", {"decision": "hire"})
+    ]
+    # Admin history and permissions granted on audit events follow the model.
+    assert ContentType.objects.get_for_model(AuditEvent).app_label == "kit"
+    assert not ContentType.objects.filter(app_label="scoring", model="auditevent").exists()
