@@ -1,5 +1,6 @@
 """One place where domain errors become API responses."""
 
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -7,7 +8,11 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
+from rest_framework.views import exception_handler, set_rollback
+
+from config.middleware import DATABASE_UNAVAILABLE, MESSAGE, RETRY_AFTER_SECONDS
+
+log = logging.getLogger(__name__)
 
 
 class ApplicationError(Exception):
@@ -28,6 +33,15 @@ class Conflict(ApplicationError):
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DATABASE_UNAVAILABLE):
+        # PostgreSQL restarting: a 503 the client may retry, not a 500 (config/middleware.py).
+        log.warning("database unavailable during %s: %s", context["request"].path, exc)
+        set_rollback()
+        return Response(
+            {"detail": MESSAGE},
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS), "Cache-Control": "no-store"},
+        )
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         exc = exceptions.ValidationError(detail)

@@ -91,6 +91,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
+    # A view failing because PostgreSQL is unreachable answers 503 + Retry-After, not 500.
+    "config.middleware.DatabaseUnavailableMiddleware",
     # Axes must come last so it sees the outcome of authentication.
     "axes.middleware.AxesMiddleware",
 ]
