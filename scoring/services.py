@@ -19,7 +19,7 @@ from django.utils import timezone
 from config.exceptions import ApplicationError, Conflict
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit import services as kit_services
-from kit.models import FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+from kit.models import Level, Question, QuestionVersion, Role
 from kit.permissions import INTERVIEWER
 from scoring import bulk, calibration, importers, selectors
 from scoring.calibration import Progress
@@ -120,20 +120,50 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
 def _write_ratings(
     scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, InterviewQuestion]
 ) -> None:
+    # Three INSERTs whatever the number of ratings (not three queries per rating):
+    # _validate has checked every rubric item and follow-up against the question's
+    # pinned version, so the link rows are written without loading those objects.
     scorecard.ratings.all().delete()
-    for entry in ratings:
-        rating = QuestionRating.objects.create(
-            scorecard=scorecard,
-            item_id=entry.item,
-            # The version the question was assigned at, never the question's latest.
-            version_id=items[entry.item].version_id,
-            rating=None if entry.not_asked else entry.rating,
-            not_asked=entry.not_asked,
-            not_asked_reason=entry.not_asked_reason.strip() if entry.not_asked else "",
-            notes=entry.notes,
-        )
-        rating.checked.set(RubricItem.objects.filter(pk__in=entry.checked))
-        rating.follow_ups_asked.set(FollowUp.objects.filter(pk__in=entry.follow_ups_asked))
+    rows = QuestionRating.objects.bulk_create(
+        [
+            QuestionRating(
+                scorecard=scorecard,
+                item_id=entry.item,
+                # The version the question was assigned at, never the question's latest.
+                version_id=items[entry.item].version_id,
+                rating=None if entry.not_asked else entry.rating,
+                not_asked=entry.not_asked,
+                not_asked_reason=entry.not_asked_reason.strip() if entry.not_asked else "",
+                notes=entry.notes,
+            )
+            for entry in ratings
+        ]
+    )
+    checked = QuestionRating.checked.through
+    checked.objects.bulk_create(
+        checked(questionrating_id=row.pk, rubricitem_id=pk)
+        for row, entry in zip(rows, ratings, strict=True)
+        for pk in dict.fromkeys(entry.checked)
+    )
+    asked = QuestionRating.follow_ups_asked.through
+    asked.objects.bulk_create(
+        asked(questionrating_id=row.pk, followup_id=pk)
+        for row, entry in zip(rows, ratings, strict=True)
+        for pk in dict.fromkeys(entry.follow_ups_asked)
+    )
+
+
+def _locked(scorecard: Scorecard) -> Scorecard:
+    """Return the scorecard re-read under a row lock, with its interview, loop and role.
+
+    Only the scorecard row is locked (``of``): submissions in one loop do not
+    queue behind each other.
+    """
+    return (
+        Scorecard.objects.select_for_update(of=("self",))
+        .select_related("interview__loop__role")
+        .get(pk=scorecard.pk)
+    )
 
 
 def _check_recommendation(recommendation: str) -> None:
@@ -153,7 +183,7 @@ def scorecard_save_draft(
 ) -> Scorecard:
     """Save the whole draft as given; incomplete drafts are fine."""
     _check_author(scorecard, by)
-    scorecard = Scorecard.objects.select_for_update().get(pk=scorecard.pk)
+    scorecard = _locked(scorecard)
     if scorecard.is_submitted:
         raise Conflict("This scorecard is submitted; amend it with a reason instead.")
     _check_recommendation(recommendation)
@@ -198,7 +228,7 @@ def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard
     conditional UPDATE makes exactly one of them win on any database.
     """
     _check_author(scorecard, by)
-    scorecard = Scorecard.objects.select_for_update().get(pk=scorecard.pk)
+    scorecard = _locked(scorecard)
     if scorecard.is_submitted:
         when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
         raise Conflict(f"This scorecard was already submitted at {when}.")
@@ -209,7 +239,7 @@ def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard
     )
     if won != 1:
         raise Conflict("This scorecard was already submitted.")
-    scorecard.refresh_from_db()
+    scorecard.status, scorecard.submitted_at = Scorecard.Status.SUBMITTED, now
     loop = scorecard.interview.loop
     _loop_started(loop)
     _loop_maybe_debrief(loop)
