@@ -95,7 +95,10 @@ class Interview(models.Model):
 
 
 class Panelist(models.Model):
-    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="panel")
+    # Indexed by one_seat_per_interviewer's (interview, user).
+    interview = models.ForeignKey(
+        Interview, on_delete=models.CASCADE, related_name="panel", db_index=False
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="panel_seats"
     )
@@ -123,9 +126,13 @@ class Panelist(models.Model):
 class InterviewQuestion(models.Model):
     """A question assigned to an interview, pinned to the version it was given at."""
 
-    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="questions")
+    # The two FKs below need no index of their own: the unique constraints'
+    # (interview, order) and (loop, question) indexes start with them.
+    interview = models.ForeignKey(
+        Interview, on_delete=models.CASCADE, related_name="questions", db_index=False
+    )
     # Denormalised from the interview so the database itself forbids a repeat within a loop.
-    loop = models.ForeignKey(Loop, on_delete=models.CASCADE, related_name="+")
+    loop = models.ForeignKey(Loop, on_delete=models.CASCADE, related_name="+", db_index=False)
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="assignments")
     version = models.ForeignKey(QuestionVersion, on_delete=models.PROTECT, related_name="+")
     order = models.PositiveSmallIntegerField()

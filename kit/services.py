@@ -195,6 +195,47 @@ def question_version_mark_used(*, version: QuestionVersion) -> None:
         version.in_use = True
 
 
+def question_versions_mark_used(*, version_ids: Iterable[int]) -> None:
+    """Freeze many versions at once (see question_version_mark_used)."""
+    QuestionVersion.objects.filter(pk__in=list(version_ids), in_use=False).update(in_use=True)
+
+
+@transaction.atomic
+def questions_create_drafts(
+    *, role: Role, titles: Iterable[str], content: Content
+) -> dict[str, Question]:
+    """Create draft questions of the role, asked as their titles; return them by title.
+
+    For imports that name questions the bank lacks, in a handful of queries
+    however many there are; a lead completes each one later.
+    """
+    content = content.with_rubric()
+    questions = [Question(role=role, title=title, status=Question.Status.DRAFT) for title in titles]
+    for question in questions:
+        # The title's uniqueness is the database's to enforce, not a query per title.
+        question.full_clean(validate_unique=False, validate_constraints=False)
+    Question.objects.bulk_create(questions)
+    versions = [
+        QuestionVersion(
+            question=question, number=1, prompt=question.title, outline=content.outline,
+            minutes=content.minutes, scale_max=content.scale_max,
+        )
+        for question in questions
+    ]  # fmt: skip
+    for version in versions:
+        version.full_clean(exclude=["question"], validate_unique=False, validate_constraints=False)
+    QuestionVersion.objects.bulk_create(versions)
+    RubricItem.objects.bulk_create(
+        RubricItem(version=version, text=text, kind=kind, order=n)
+        for version in versions
+        for n, (text, kind) in enumerate(content.rubric, start=1)
+    )
+    for question, version in zip(questions, versions, strict=True):
+        question.current = version
+    Question.objects.bulk_update(questions, ["current"])
+    return {question.title: question for question in questions}
+
+
 # --- import -------------------------------------------------------------------------
 
 

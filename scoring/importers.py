@@ -23,6 +23,9 @@ RECOMMENDATIONS = {"strong_no", "no", "yes", "strong_yes"}
 DECISIONS = {"hire", "no_hire"}
 USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
 MAX_ERRORS = 20
+# Longer names are cut to the columns' lengths (Candidate.name, Question.title).
+CANDIDATE_LENGTH = 200
+QUESTION_LENGTH = 120
 
 
 class ImportFailed(Exception):
@@ -87,15 +90,17 @@ def _open(path: str) -> Iterator[tuple[int, list[str]]]:
             yield reader.line_num, fields
 
 
-def read_rows(
-    path: str, *, scale_max_for: Callable[[str], int], problems: list[str] | None = None
-) -> Iterator[Row]:
-    """Yield the file's rows checked one by one; collect problems instead of stopping if asked."""
+def read_header(path: str) -> tuple[list[str], int]:
+    """Return the header's column names and the byte offset where the rows start."""
+    with Path(path).open("rb") as raw:
+        first = raw.readline()
     lines = _open(path)
     try:
-        line, header = next(lines)
+        _, header = next(lines)
     except StopIteration:
         raise ImportFailed([f"{path}:1: file is empty (expected a header row)"]) from None
+    finally:
+        lines.close()
     columns = [h.strip().lower() for h in header]
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
@@ -103,7 +108,20 @@ def read_rows(
     unknown = [c for c in columns if c not in REQUIRED + OPTIONAL]
     if unknown:
         raise ImportFailed([f"{path}:1: unknown column '{unknown[0]}'"])
-    index = {name: columns.index(name) for name in columns}
+    if len(set(columns)) != len(columns):
+        repeated = next(c for c in columns if columns.count(c) > 1)
+        raise ImportFailed([f"{path}:1: column '{repeated}' appears twice"])
+    return columns, len(first)
+
+
+def read_rows(
+    path: str, *, scale_max_for: Callable[[str], int], problems: list[str] | None = None
+) -> Iterator[Row]:
+    """Yield the file's rows checked one by one; collect problems instead of stopping if asked."""
+    columns, _ = read_header(path)
+    index = {name: n for n, name in enumerate(columns)}
+    lines = _open(path)
+    next(lines)
     for line, fields in lines:
         if not any(f.strip() for f in fields):
             continue
@@ -116,6 +134,55 @@ def read_rows(
             if len(problems) >= MAX_ERRORS:
                 stop = f"{path}: stopped after {MAX_ERRORS} problems"
                 raise ImportFailed([*problems, stop]) from None
+
+
+# One reader per column: the text of a field (already stripped) to its value, or
+# ValueError saying what is wrong. Both import paths go through these.
+
+
+def interviewer_name(text: str) -> str:
+    if not USERNAME.match(text):
+        raise ValueError(
+            f"interviewer '{text}' is not a valid username (letters, digits and @.+-_ only)"
+        )
+    return text
+
+
+def rating_value(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"rating '{text}' is not a whole number") from None
+
+
+def recommendation_value(text: str) -> str:
+    value = text.lower()
+    if value and value not in RECOMMENDATIONS:
+        raise ValueError(
+            f"recommendation '{value}' is not one of {', '.join(sorted(RECOMMENDATIONS))}"
+        )
+    return value
+
+
+def decision_value(text: str) -> str:
+    value = text.lower()
+    if value and value not in DECISIONS:
+        raise ValueError(f"decision '{value}' is not hire or no_hire")
+    return value
+
+
+def moment_value(text: str) -> datetime | None:
+    if not text:
+        return None
+    try:
+        when = parse_datetime(text)
+        if when is None and (day := parse_date(text)) is not None:
+            when = datetime(day.year, day.month, day.day)
+    except ValueError:  # well formed but impossible, such as 2024-02-30
+        when = None
+    if when is None:
+        raise ValueError(f"interviewed_at '{text}' is not a date (YYYY-MM-DD[ HH:MM])")
+    return when
 
 
 def _row(
@@ -134,48 +201,23 @@ def _row(
     for name in REQUIRED:
         if not get(name):
             raise ValueError(f"{path}:{line}: '{name}' is empty")
-    interviewer = get("interviewer")
-    if not USERNAME.match(interviewer):
-        raise ValueError(
-            f"{path}:{line}: interviewer '{interviewer}' is not a valid username "
-            "(letters, digits and @.+-_ only)"
-        )
-    question = get("question")
-    scale = scale_max_for(question)
-    raw = get("rating")
     try:
-        rating = int(raw)
-    except ValueError:
-        raise ValueError(f"{path}:{line}: rating '{raw}' is not a whole number") from None
-    if not 1 <= rating <= scale:
-        raise ValueError(f"{path}:{line}: rating {rating} is outside the scale 1–{scale}")
-    recommendation = get("recommendation").lower()
-    if recommendation and recommendation not in RECOMMENDATIONS:
-        raise ValueError(
-            f"{path}:{line}: recommendation '{recommendation}' is not one of "
-            f"{', '.join(sorted(RECOMMENDATIONS))}"
-        )
-    decision = get("decision").lower()
-    if decision and decision not in DECISIONS:
-        raise ValueError(f"{path}:{line}: decision '{decision}' is not hire or no_hire")
-    when = None
-    if get("interviewed_at"):
-        text = get("interviewed_at")
-        try:
-            when = parse_datetime(text)
-            if when is None and (day := parse_date(text)) is not None:
-                when = datetime(day.year, day.month, day.day)
-        except ValueError:  # well formed but impossible, such as 2024-02-30
-            when = None
-        if when is None:
-            raise ValueError(
-                f"{path}:{line}: interviewed_at '{text}' is not a date (YYYY-MM-DD[ HH:MM])"
-            )
+        interviewer = interviewer_name(get("interviewer"))
+        question = get("question")
+        scale = scale_max_for(question)
+        rating = rating_value(get("rating"))
+        if not 1 <= rating <= scale:
+            raise ValueError(f"rating {rating} is outside the scale 1–{scale}")
+        recommendation = recommendation_value(get("recommendation"))
+        decision = decision_value(get("decision"))
+        when = moment_value(get("interviewed_at"))
+    except ValueError as exc:
+        raise ValueError(f"{path}:{line}: {exc}") from None
     return Row(
         line=line,
-        candidate=get("candidate")[:200],
+        candidate=get("candidate")[:CANDIDATE_LENGTH],
         interviewer=interviewer,
-        question=question[:120],
+        question=question[:QUESTION_LENGTH],
         rating=rating,
         recommendation=recommendation,
         decision=decision,

@@ -19,7 +19,10 @@ class Scorecard(models.Model):
         YES = "yes"
         STRONG_YES = "strong_yes", "strong yes"
 
-    interview = models.ForeignKey(Interview, on_delete=models.CASCADE, related_name="scorecards")
+    # Indexed by one_scorecard_per_interviewer's (interview, interviewer).
+    interview = models.ForeignKey(
+        Interview, on_delete=models.CASCADE, related_name="scorecards", db_index=False
+    )
     interviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="scorecards"
     )
@@ -57,7 +60,11 @@ class Scorecard(models.Model):
 class QuestionRating(models.Model):
     """The rating of one assigned question, against the version (and rubric) it was asked at."""
 
-    scorecard = models.ForeignKey(Scorecard, on_delete=models.CASCADE, related_name="ratings")
+    # No index of its own: one_rating_per_question's (scorecard, item) index serves
+    # lookups by scorecard, and a million-row import maintains one index fewer.
+    scorecard = models.ForeignKey(
+        Scorecard, on_delete=models.CASCADE, related_name="ratings", db_index=False
+    )
     item = models.ForeignKey(InterviewQuestion, on_delete=models.PROTECT, related_name="ratings")
     version = models.ForeignKey(QuestionVersion, on_delete=models.PROTECT, related_name="ratings")
     rating = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -1,15 +1,14 @@
 """Writes for scorecards, decisions, reminders and calibration requests."""
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.contrib.auth.hashers import make_password
-from django.contrib.auth.models import AbstractBaseUser, Group, User
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Q
@@ -20,12 +19,11 @@ from config.exceptions import ApplicationError, Conflict
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit import services as kit_services
 from kit.models import Level, Question, QuestionVersion, Role
-from kit.permissions import INTERVIEWER
-from scoring import bulk, calibration, importers, selectors
+from kit.services import audit_event_record as audit
+from scoring import calibration, history, selectors
 from scoring.calibration import Progress
 from scoring.models import (
     Amendment,
-    AuditEvent,
     CalibrationExercise,
     CalibrationJob,
     ExerciseRating,
@@ -46,10 +44,6 @@ class RatingInput:
     checked: tuple[int, ...] = ()
     follow_ups_asked: tuple[int, ...] = ()
     notes: str = ""
-
-
-def audit(*, actor: AbstractBaseUser | None, action: str, target: str, **data: object) -> None:
-    AuditEvent.objects.create(actor=actor, action=action, target=target[:200], data=data)
 
 
 # --- scorecards -------------------------------------------------------------------------
@@ -540,38 +534,6 @@ def calibration_run_now(*, role: Role, by: AbstractBaseUser | None = None) -> Ca
 # --- historical scorecards ---------------------------------------------------------------
 
 
-@dataclass
-class HistoryImportResult:
-    rows: int
-    scorecards: int
-    candidates_created: int
-    interviewers_created: int
-    questions_created: int
-
-
-def _import_scope(role_name: str | None, level_name: str | None) -> tuple[Role, Level]:
-    """Return the role (found or created) and level the imported loops belong to."""
-    if role_name:
-        role = Role.objects.filter(name__iexact=role_name).first()
-        role = role or Role.objects.create(name=role_name)
-    else:
-        roles = list(Role.objects.all()[:2])
-        if len(roles) == 1:
-            role = roles[0]
-        else:
-            role, _ = Role.objects.get_or_create(name="AI Infrastructure Engineer")
-    level = (
-        Level.objects.filter(name__iexact=level_name).first()
-        if level_name
-        else Level.objects.order_by("rank").first()
-    )
-    if level is None:
-        raise importers.ImportFailed(
-            [f"no level named '{level_name}'" if level_name else "no levels exist yet"]
-        )
-    return role, level
-
-
 @transaction.atomic
 def scorecards_import(
     *,
@@ -580,182 +542,21 @@ def scorecards_import(
     level_name: str | None = None,
     scale_max: int = 4,
     progress: Callable[[str, int], None] | None = None,
-) -> HistoryImportResult:
-    """Import historical ratings from a CSV file in one transaction.
-
-    1. First pass: check every row (ImportFailed lists up to 20 problems with
-       their line numbers; nothing has been written) and collect the distinct
-       candidates, interviewers, questions and scorecards.
-    2. Create what is missing: interviewers (users, in the Interviewers group),
-       candidates (by name), questions (by title within the role, as drafts
-       with the given scale, for a lead to complete).
-    3. Per candidate, one decided (or debrief) loop with one interview whose
-       panel is everyone who rated them; per candidate and interviewer, one
-       submitted scorecard.
-    4. Second pass: stream the ratings into the database (COPY on PostgreSQL).
+) -> history.HistoryImportResult:
+    """Import historical ratings from a CSV file in one transaction, then queue a recalculation.
 
     The role (`role_name`, created if new; else the only role) and the level
-    (`level_name`, else the lowest) are resolved inside the transaction too.
+    (`level_name`, else the lowest) are resolved inside the transaction, so a
+    refused file creates neither. See scoring.history for the rules and the two
+    import paths.
     """
-    report = progress or (lambda stage, n: None)
-    role, level = _import_scope(role_name, level_name)
-    questions = {
-        q.title.casefold(): q for q in Question.objects.filter(role=role).select_related("current")
-    }
-
-    def scale_for(title: str) -> int:
-        found = questions.get(title.casefold())
-        return found.current.scale_max if found and found.current else scale_max
-
-    found = importers.survey(path, scale_max_for=scale_for, progress=lambda n: report("checked", n))
-    now = timezone.now()
-
-    # 2. Interviewers, candidates, questions.
-    users = dict(
-        User.objects.filter(username__in=list(found.interviewers)).values_list("username", "pk")
-    )
-    missing = [name for name in found.interviewers if name not in users]
-    new_users = [User(username=name, password=make_password(None)) for name in missing]
-    User.objects.bulk_create(new_users, batch_size=2000)
-    users.update(User.objects.filter(username__in=missing).values_list("username", "pk"))
-    group = Group.objects.get(name=INTERVIEWER)
-    group.user_set.add(*[users[name] for name in missing])
-
-    candidates: dict[str, int] = {}
-    for name, pk in Candidate.objects.filter(name__in=list(found.candidates)).values_list(
-        "name", "pk"
-    ):
-        candidates.setdefault(name, pk)
-    fresh = [name for name in found.candidates if name not in candidates]
-    ids = bulk.insert(Candidate, ["name", "email", "phone", "notes", "created_at"],
-                      [(name, "", "", "", now) for name in fresh])  # fmt: skip
-    candidates.update(zip(fresh, ids, strict=True))
-
-    created_questions = 0
-    for key, title in found.questions.items():
-        if key not in questions:
-            question = kit_services.question_create(
-                role=role,
-                meta=kit_services.Meta(title=title, status=Question.Status.DRAFT),
-                content=kit_services.Content(
-                    prompt=title,
-                    outline="Imported with historical scorecards. Add the sample answer outline.",
-                    scale_max=scale_max,
-                    rubric=(("Answer meets the bar for this question.", "core"),),
-                ),
-            )
-            questions[key] = question
-            created_questions += 1
-    for key in found.questions:
-        kit_services.question_version_mark_used(version=questions[key].current)
-    report("entities", 0)
-
-    # 3. Loops, interviews, panels, questions asked, scorecards.
-    order = list(found.candidate_questions)
-    loop_ids = bulk.insert(
-        Loop,
-        ["candidate_id", "role_id", "level_id", "status", "warnings", "decision",
-         "decision_rationale", "decided_at", "created_at"],
-        [
-            (
-                candidates[name], role.pk, level.pk,
-                Loop.Status.DECIDED if found.decisions.get(name) else Loop.Status.DEBRIEF,
-                [], found.decisions.get(name, ""),
-                "Imported with historical scorecards." if found.decisions.get(name) else "",
-                (_aware(found.interviewed_at.get(name)) or now) if found.decisions.get(name)
-                else None,
-                now,
-            )
-            for name in order
-        ],
+    role, level = history.import_scope(role_name, level_name)
+    result = history.ratings_import(
+        path=path, role=role, level=level, scale_max=scale_max,
+        progress=progress or (lambda stage, n: None),
     )  # fmt: skip
-    loops = dict(zip(order, loop_ids, strict=True))
-    interview_ids = bulk.insert(
-        Interview,
-        ["loop_id", "order", "title", "minutes", "competencies", "scheduled_start",
-         "scheduled_end", "created_at"],
-        [
-            (loops[name], 1, "Imported interview", 60, [], _aware(found.interviewed_at.get(name)),
-             _aware(found.interviewed_at.get(name), hours=1), now)
-            for name in order
-        ],
-    )  # fmt: skip
-    interviews = dict(zip(order, interview_ids, strict=True))
-    item_keys = [(name, title) for name in order for title in found.candidate_questions[name]]
-    item_ids = bulk.insert(
-        InterviewQuestion,
-        ["interview_id", "loop_id", "question_id", "version_id", "order", "reason", "assigned_at"],
-        [
-            (interviews[name], loops[name], questions[title.casefold()].pk,
-             questions[title.casefold()].current_id, n, "imported", now)
-            for name in order
-            for n, title in enumerate(found.candidate_questions[name], start=1)
-        ],
-    )  # fmt: skip
-    items = dict(zip(item_keys, item_ids, strict=True))
-    card_keys = list(found.scorecards)
-    bulk.insert(
-        Panelist,
-        ["interview_id", "user_id", "is_shadow"],
-        [(interviews[c], users[i], False) for c, i in card_keys],
-    )
-    card_ids = bulk.insert(
-        Scorecard,
-        ["interview_id", "interviewer_id", "is_shadow", "status", "recommendation", "summary",
-         "created_at", "updated_at", "submitted_at"],
-        [
-            (interviews[c], users[i], False, Scorecard.Status.SUBMITTED, found.scorecards[(c, i)],
-             "", now, now, _aware(found.interviewed_at.get(c)) or now)
-            for c, i in card_keys
-        ],
-    )  # fmt: skip
-    cards = dict(zip(card_keys, card_ids, strict=True))
-    report("scorecards", len(cards))
-
-    # 4. Ratings, streamed from a second pass over the file.
-    versions = {title: q.current_id for title, q in questions.items()}
-
-    def rating_rows() -> Iterator[tuple[object, ...]]:
-        for n, row in enumerate(importers.read_rows(path, scale_max_for=scale_for), start=1):
-            if n % 50_000 == 0:
-                report("written", n)
-            yield (
-                cards[(row.candidate, row.interviewer)],
-                items[(row.candidate, row.question.casefold())],
-                versions[row.question.casefold()],
-                row.rating, False, "", "",
-            )  # fmt: skip
-
-    bulk.copy(
-        QuestionRating,
-        [
-            "scorecard_id",
-            "item_id",
-            "version_id",
-            "rating",
-            "not_asked",
-            "not_asked_reason",
-            "notes",
-        ],
-        rating_rows(),
-    )
-    report("written", found.rows)
     calibration_request(role=role)
-    return HistoryImportResult(
-        rows=found.rows,
-        scorecards=len(cards),
-        candidates_created=len(fresh),
-        interviewers_created=len(missing),
-        questions_created=created_questions,
-    )
-
-
-def _aware(moment: datetime | None, *, hours: int = 0) -> datetime | None:
-    if moment is None:
-        return None
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment, timezone.get_default_timezone())
-    return moment + timedelta(hours=hours)
+    return result
 
 
 # --- calibration exercises ----------------------------------------------------------------

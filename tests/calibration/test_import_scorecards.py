@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.management.base import CommandError
-from django.db import OperationalError
+from django.db import OperationalError, connection
 
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit import services as kit_services
@@ -466,20 +466,32 @@ def test_a_failure_while_writing_the_ratings_leaves_nothing_behind(
     rows = [(f"Candidate {c}", f"rater-{r}", "Question", 1 + (c + r) % 4)
             for c in range(100) for r in range(3)]  # fmt: skip
     path = write_csv(tmp_path / "ok.csv", rows)
-    real_copy = bulk.copy
+    if connection.vendor == "postgresql":
+        # The database itself gives up once the ratings are in, as with a full disk:
+        # a statement trigger (undone with the test's transaction) raises disk_full.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$"
+            )
+            cursor.execute(
+                "CREATE TRIGGER disk_full AFTER INSERT ON scoring_questionrating "
+                "FOR EACH STATEMENT EXECUTE FUNCTION disk_full()"
+            )
+    else:
+        real_copy = bulk.copy
 
-    def disk_full(model: Any, fields: Any, rows: Any) -> int:
-        # bulk.insert also copies on PostgreSQL: only the ratings' stream fails.
-        if model is not QuestionRating:
-            return real_copy(model, fields, rows)
-        # Half the ratings go in, then the database gives up (the edge, simulated).
-        real_copy(model, fields, itertools.islice(rows, 150))
-        raise OperationalError("could not extend file: No space left on device")
+        def disk_full(model: Any, fields: Any, rows: Any) -> int:
+            if model is not QuestionRating:
+                return real_copy(model, fields, rows)
+            # Half the ratings go in, then the database gives up (the edge, simulated).
+            real_copy(model, fields, itertools.islice(rows, 150))
+            raise OperationalError("could not extend file: No space left on device")
 
-    monkeypatch.setattr(bulk, "copy", disk_full)
+        monkeypatch.setattr(bulk, "copy", disk_full)
     before = counts()
 
-    with pytest.raises(OperationalError):
+    with pytest.raises(OperationalError, match="could not extend file"):
         import_scorecards(path, "--role", ROLE)
 
     assert counts() == before
