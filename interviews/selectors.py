@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Case, Count, F, Min, Prefetch, QuerySet, When
+from django.db.models import Case, Count, F, FilteredRelation, Min, Prefetch, Q, QuerySet, When
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -219,6 +219,13 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview]]:
     now = timezone.now()
     mine = list(
         Interview.objects.filter(panel__user=user)  # type: ignore[misc]
+        # The status of the user's own scorecard ("draft", "submitted", or None if not
+        # started), read through scoring's reverse relation by name: interviews does
+        # not import scoring.
+        .annotate(
+            own_card=FilteredRelation("scorecards", condition=Q(scorecards__interviewer=user)),
+            card_status=F("own_card__status"),
+        )
         .select_related("loop__candidate", "loop__role", "loop__level")
         .prefetch_related(Prefetch("panel", queryset=Panelist.objects.select_related("user")))
         .order_by(F("scheduled_start").asc(nulls_last=True), "id")

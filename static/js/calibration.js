@@ -9,7 +9,8 @@
         .then((r) => r.json())
         .then((job) => {
           bar.value = job.progress;
-          text.textContent = `${job.status}${job.stage ? ": " + job.stage : ""}`;
+          const stage = job.stage && job.stage !== job.status ? ": " + job.stage : "";
+          text.textContent = job.status.charAt(0).toUpperCase() + job.status.slice(1) + stage;
           run.dataset.status = job.status;
           if (job.status === "done") {
             const url = new URL(window.location.href);

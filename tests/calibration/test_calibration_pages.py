@@ -230,7 +230,7 @@ def test_a_recalculation_run_on_commit_shows_done(
     assert (job.status, job.progress) == ("done", 100)
     html = client.get(response["Location"]).content.decode()
     assert 'data-status="done"' in html
-    assert '<span id="run-text" aria-live="polite">Done: done</span>' in html
+    assert '<span id="run-text" aria-live="polite">Done</span>' in html
 
 
 @pytest.mark.parametrize("persona", ["interviewer", "recruiter"])

@@ -302,3 +302,34 @@ def test_the_kit_downloads_as_markdown(signed_in, interviewer, interviews, panel
         "**Expect these follow-ups**\n\n"
         "1. What would you measure first?\n"
     ) in text
+
+
+def test_my_interviews_shows_where_each_of_my_scorecards_stands(
+    signed_in, interviewer, other_interviewer, world, panels, interviews
+):
+    from scoring import services as scoring_services
+    from scoring.models import Scorecard
+
+    later = services.loop_create(
+        candidate=services.candidate_create(name="Drew Later"), role=world.role, level=world.level
+    )
+    services.interview_update(interview=later.interviews.first(), interviewers=[interviewer])
+    page = signed_in(interviewer)
+
+    def row(candidate: str) -> str:
+        body = page.get(reverse("interviews:my-interviews")).content.decode()
+        return body[body.index(f"<strong>{candidate}</strong>") :].split("</tr>")[0]
+
+    assert "Not started" in row("Casey Quinn") and "Start scorecard" in row("Casey Quinn")
+    # Omar's submitted card on his own interview of the loop says nothing about Ines's.
+    omar = scoring_services.scorecard_start(interview=interviews[1], by=other_interviewer)
+    Scorecard.objects.filter(pk=omar.pk).update(status="submitted", submitted_at=timezone.now())
+    assert "Not started" in row("Casey Quinn")
+
+    scoring_services.scorecard_start(interview=interviews[0], by=interviewer)
+    assert "Draft saved" in row("Casey Quinn") and "Finish scorecard" in row("Casey Quinn")
+    Scorecard.objects.filter(interviewer=interviewer).update(
+        status="submitted", submitted_at=timezone.now()
+    )
+    assert "Submitted" in row("Casey Quinn") and "Start scorecard" not in row("Casey Quinn")
+    assert "Not started" in row("Drew Later")
