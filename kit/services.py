@@ -167,6 +167,25 @@ def question_update(
     return changed
 
 
+def question_status_set(*, question: Question, status: str, by: AbstractBaseUser) -> bool:
+    """Move the question to draft, active or retired (audited when it is retired or restored).
+
+    Return whether the status changed. Nothing else about the question changes,
+    so no new version is made.
+    """
+    if status not in Question.Status.values:
+        choices = ", ".join(Question.Status.values)
+        raise ApplicationError(f"Unknown status '{status}': choose one of {choices}.")
+    meta = Meta(
+        title=question.title,
+        status=status,
+        competencies=list(question.competencies.all()),
+        min_level=question.min_level,
+        max_level=question.max_level,
+    )
+    return question_update(question=question, meta=meta, by=by)
+
+
 def question_status_record(
     *, question: Question, before: str, by: AbstractBaseUser | None
 ) -> AuditEvent | None:

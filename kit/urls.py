@@ -6,4 +6,5 @@ app_name = "kit"
 urlpatterns = [
     path("", views.question_list, name="question-list"),
     path("questions/<int:pk>/", views.question_detail, name="question-detail"),
+    path("questions/<int:pk>/status/", views.question_status, name="question-status"),
 ]

@@ -1,11 +1,15 @@
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from kit import selectors
+from config.exceptions import ApplicationError
+from kit import selectors, services
 from kit.filters import QuestionFilter
-from kit.models import RubricItem
+from kit.models import Question, RubricItem
+from kit.permissions import is_lead
 
 
 @login_required
@@ -40,5 +44,25 @@ def question_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "version": version,
             "rubric_groups": groups,
             "versions": selectors.question_versions(question=question),
+            "can_edit": is_lead(request.user),
+            "statuses": Question.Status.choices,
         },
     )
+
+
+@login_required
+@require_POST
+def question_status(request: HttpRequest, pk: int) -> HttpResponse:
+    """Retire, restore or draft a question (calibration leads; the form is theirs alone)."""
+    if not is_lead(request.user):
+        raise Http404
+    question = selectors.question_get(pk=pk)
+    try:
+        changed = services.question_status_set(
+            question=question, status=request.POST.get("status", ""), by=request.user
+        )
+    except ApplicationError as error:
+        return HttpResponseBadRequest(str(error))
+    if changed:
+        messages.success(request, f"“{question.title}” is now {question.get_status_display()}.")
+    return redirect("kit:question-detail", pk=question.pk)

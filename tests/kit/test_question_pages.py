@@ -260,3 +260,95 @@ def test_it_answers_404_for_an_unknown_question_or_version(
     response = browser.get(url.format(pk=bank["a"].pk))
 
     assert response.status_code == 404
+
+
+# --- retire and restore (leads) ----------------------------------------------------------
+
+
+def status_url(question: Question) -> str:
+    return f"/bank/questions/{question.pk}/status/"
+
+
+def test_a_lead_retires_and_restores_a_question_from_its_page(
+    lead: User, bank: dict[str, Question]
+) -> None:
+    from kit.models import AuditEvent
+
+    web = Client()
+    web.force_login(lead)
+    question = bank["a"]
+    page = web.get(f"/bank/questions/{question.pk}/").content.decode()
+    assert 'value="retired" class="danger">Retire</button>' in page
+
+    response = web.post(status_url(question), {"status": "retired"}, follow=True)
+
+    assert response.redirect_chain == [(f"/bank/questions/{question.pk}/", 302)]
+    assert "“A ring allreduce” is now Retired." in response.content.decode()
+    assert 'value="active">Restore to the bank</button>' in response.content.decode()
+    question.refresh_from_db()
+    assert question.status == Question.Status.RETIRED
+    assert question.current.number == 1  # a status is not content: no new version
+    web.post(status_url(question), {"status": "active"})
+    question.refresh_from_db()
+    assert question.status == Question.Status.ACTIVE
+    events = AuditEvent.objects.order_by("id")
+    assert [(e.actor, e.action, e.data["status"]) for e in events] == [
+        (lead, "question.retired", "active → retired"),
+        (lead, "question.restored", "retired → active"),
+    ]
+
+
+def test_the_status_form_is_shown_to_leads_only(
+    browser: Client, recruiter: User, bank: dict[str, Question]
+) -> None:
+    web = Client()
+    web.force_login(recruiter)
+    for client in (browser, web):
+        page = client.get(f"/bank/questions/{bank['a'].pk}/").content.decode()
+        assert "/status/" not in page and "Retire" not in page
+
+
+@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
+def test_only_leads_change_a_status(
+    request: pytest.FixtureRequest, persona: str, bank: dict[str, Question]
+) -> None:
+    from kit.models import AuditEvent
+
+    web = Client()
+    web.force_login(request.getfixturevalue(persona))
+
+    response = web.post(status_url(bank["a"]), {"status": "retired"})
+
+    assert response.status_code == 404
+    bank["a"].refresh_from_db()
+    assert bank["a"].status == Question.Status.ACTIVE
+    assert not AuditEvent.objects.exists()
+
+
+@pytest.mark.parametrize("status", ["", "deleted", "RETIRED"])
+def test_an_unknown_status_is_a_400_naming_the_choices(
+    lead: User, bank: dict[str, Question], status: str
+) -> None:
+    from kit.models import AuditEvent
+
+    web = Client()
+    web.force_login(lead)
+
+    response = web.post(status_url(bank["a"]), {"status": status})
+
+    assert response.status_code == 400
+    assert response.content.decode() == (
+        f"Unknown status '{status}': choose one of draft, active, retired."
+    )
+    bank["a"].refresh_from_db()
+    assert bank["a"].status == Question.Status.ACTIVE
+    assert not AuditEvent.objects.exists()
+
+
+def test_a_status_change_answers_404_for_an_unknown_question_and_405_for_get(
+    lead: User, bank: dict[str, Question]
+) -> None:
+    web = Client()
+    web.force_login(lead)
+    assert web.post("/bank/questions/999999/status/", {"status": "retired"}).status_code == 404
+    assert web.get(status_url(bank["a"])).status_code == 405
