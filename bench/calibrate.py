@@ -1,6 +1,6 @@
 """The calibrate command on a million ratings in PostgreSQL, against COPY plus one numpy pass.
 
-Run from the repository root:  python bench/calibrate.py [CANDIDATES]
+Run from the repository root:  python bench/calibrate.py [CANDIDATES] [--keep]
 
 It simulates 50,000 candidates, 400 interviewers and 200 questions (panels of
 4 asking 5 questions each: about a million ratings), imports them with
@@ -13,11 +13,16 @@ import_scorecards into a fresh database, then in one run times
   storing a snapshot for the role and for each level with ratings).
 
 and prints both times, their ratio and the child's peak memory. No assertions.
-Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432).
+Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432); the
+database is BENCH_DB (default ik_bench_calibrate), dropped and created afresh
+unless --keep finds it already holding the same ratings (then only its
+snapshots are deleted, to time calibrate without the import).
 """
 
+import argparse
 import io
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -28,9 +33,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pg import ROOT, fresh_database, ratings_file, setup_django
+from _pg import ROOT, SERVER, fresh_database, ratings_file, setup_django
 
-CANDIDATES = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
+DATABASE = os.environ.get("BENCH_DB", "ik_bench_calibrate")
 CHILD = """
 import json, os, sys, time
 sys.path.insert(0, os.getcwd())
@@ -65,18 +70,29 @@ def baseline(url: str) -> float:
 
 
 def main() -> None:
-    csv_path = Path(tempfile.gettempdir()) / f"bench-ratings-{CANDIDATES}.csv"
-    rows = ratings_file(csv_path, candidates=CANDIDATES, interviewers=400, questions=200)
-    url = fresh_database("ik_bench_calibrate")
-    setup_django(url)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("candidates", nargs="?", type=int, default=50_000)
+    parser.add_argument("--keep", action="store_true", help="reuse an imported database")
+    args = parser.parse_args()
+    csv_path = Path(tempfile.gettempdir()) / f"bench-ratings-{args.candidates}.csv"
+    rows = ratings_file(csv_path, candidates=args.candidates, interviewers=400, questions=200)
+    url = existing_database(DATABASE, rows) if args.keep else None
+    setup_django(url or fresh_database(DATABASE))
     from django.core.management import call_command
 
     from scoring import services
+    from scoring.models import CalibrationJob, CalibrationSnapshot
 
     services._publish = lambda job_id: None  # the bench runs calibrate itself
-    started = time.perf_counter()
-    call_command("import_scorecards", str(csv_path), stdout=io.StringIO(), stderr=io.StringIO())
-    print(f"imported {rows:,} ratings in {time.perf_counter() - started:.1f} s")
+    if url is None:
+        started = time.perf_counter()
+        call_command("import_scorecards", str(csv_path), stdout=io.StringIO(), stderr=io.StringIO())
+        print(f"imported {rows:,} ratings in {time.perf_counter() - started:.1f} s")
+        url = os.environ["DATABASE_URL"]
+    else:
+        CalibrationJob.objects.update(snapshot=None)
+        CalibrationSnapshot.objects.all().delete()
+        print(f"kept {DATABASE} with its {rows:,} ratings")
 
     base = min(baseline(url) for _ in range(3))
     child = subprocess.run(
@@ -89,6 +105,19 @@ def main() -> None:
     print(f"baseline (COPY out + one numpy pass): {base:8.2f} s")
     print(f"calibrate:                            {project:8.2f} s   peak memory {peak:.0f} MB")
     print(f"ratio calibrate / baseline:           {project / base:8.2f}")
+
+
+def existing_database(name: str, rows: int) -> str | None:
+    """Return the URL of database `name` if it holds `rows` ratings, else None."""
+    import psycopg
+
+    url = f"{SERVER}/{name}"
+    try:
+        with psycopg.connect(url) as conn:
+            count = conn.execute("SELECT count(*) FROM scoring_questionrating").fetchone()
+    except psycopg.Error:
+        return None
+    return url if count and count[0] == rows else None
 
 
 if __name__ == "__main__":

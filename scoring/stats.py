@@ -47,16 +47,18 @@ JSON null.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
-from scipy import stats as sps
+from scipy import linalg, sparse, special
 from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import minres
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -141,6 +143,44 @@ def _compact(codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
     return new_index[codes].astype(np.int64), np.flatnonzero(present).astype(np.int64)
 
 
+def _dense_keys(n_keys: int, size: int) -> bool:
+    """Whether keys in [0, size) are few enough for a table of that size.
+
+    A presence table costs O(size) and no sort; sorting costs O(n log n). Up
+    to 16 table slots per key (and any table under 4 M slots) it is faster.
+    """
+    return size < 2**31 and size <= max(16 * n_keys, 1 << 22)
+
+
+def _unique_inverse(key: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """Return np.unique(key, return_inverse=True) for keys in [0, size), by table when cheaper."""
+    if not _dense_keys(key.size, size):
+        return np.unique(key, return_inverse=True)
+    present = np.zeros(size, dtype=bool)
+    present[key] = True
+    distinct = np.flatnonzero(present)
+    rank = np.zeros(size, dtype=np.int32)
+    rank[distinct] = np.arange(distinct.size, dtype=np.int32)
+    return distinct.astype(np.int64), rank[key].astype(np.int64)
+
+
+def _distinct_per(group: IntArray, member: IntArray, n_groups: int, n_members: int) -> IntArray:
+    """Return per group (0..n_groups-1) the number of distinct members it has."""
+    size = n_groups * n_members
+    if _dense_keys(group.size, size):
+        seen = np.zeros(size, dtype=bool)
+        seen[group * n_members + member] = True
+        return seen.reshape(n_groups, n_members).sum(axis=1).astype(np.int64)
+    keys = np.unique(group * n_members + member)
+    return np.bincount(keys // n_members, minlength=n_groups).astype(np.int64)
+
+
+def _categories(values: FloatArray) -> tuple[FloatArray, IntArray]:
+    """Return np.unique(values, return_inverse=True): few distinct values, found without argsort."""
+    categories = np.unique(values)
+    return categories, np.searchsorted(categories, values).astype(np.int64)
+
+
 def _safe_div(num: FloatArray, den: npt.ArrayLike) -> FloatArray:
     den_a = np.asarray(den, dtype=np.float64)
     out = np.full(np.broadcast(num, den_a).shape, np.nan)
@@ -177,12 +217,27 @@ def _unit_values(
     _same_length(units=u, coders=c, values=v)
     keep = ~np.isnan(v)
     u, c, v = u[keep], c[keep], v[keep]
-    # lexsort is stable, so the first occurrence of a (unit, coder) comes first.
-    order = np.lexsort((c, u))
+    # A stable sort, so the first occurrence of a (unit, coder) comes first.
+    order = _stable_order(u, c)
     u, c, v = u[order], c[order], v[order]
     first = np.ones(u.size, dtype=bool)
     first[1:] = (u[1:] != u[:-1]) | (c[1:] != c[:-1])
     return u[first], v[first]
+
+
+def _stable_order(major: IntArray, minor: IntArray) -> IntArray:
+    """Return the stable order by (major, minor) of non-negative codes.
+
+    One stable argsort of major * (max minor + 1) + minor (a radix-friendly
+    single key) is several times faster than lexsort on two keys; lexsort
+    remains for codes too large to combine in 63 bits.
+    """
+    if major.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    width = int(minor.max()) + 1
+    if (int(major.max()) + 1) * width < 2**62:
+        return np.argsort(major * width + minor, kind="stable")
+    return np.lexsort((minor, major))
 
 
 def _pairable(unit_sorted: IntArray, value: FloatArray) -> _Pairable:
@@ -223,12 +278,13 @@ def _alphas_from_pairable(p: _Pairable) -> dict[str, float | None]:
     n = p.value.size
     if n < 2 or np.ptp(p.value) == 0:
         return out
-    categories, cat = np.unique(p.value, return_inverse=True)
+    categories, cat = _categories(p.value)
     n_c = np.bincount(cat, minlength=categories.size).astype(np.float64)
 
     # Nominal: disagreeing ordered pairs in a unit are m_u^2 - sum_c n_uc^2.
     key = p.unit * categories.size + cat
-    cell_key, cell_count = np.unique(key, return_counts=True)
+    cell_key, cell_inverse = _unique_inverse(key, p.n_units * categories.size)
+    cell_count = np.bincount(cell_inverse, minlength=cell_key.size)
     sq = np.bincount(
         cell_key // categories.size, cell_count.astype(np.float64) ** 2, minlength=p.n_units
     )
@@ -291,8 +347,14 @@ def krippendorff_alpha_bootstrap(
 
     1. Reduce each pairable unit to four numbers: m_u, sum v, sum v^2 and its
        observed-disagreement term m_u SS_u / (m_u - 1).
-    2. Draw ``resamples`` resamples of units with replacement as count weights
-       (bincount of uniform draws), a block of resamples at a time.
+    2. Draw ``resamples`` resamples of units with replacement as count
+       weights. Units with the same four numbers are interchangeable, so when
+       they come in few kinds (ratings on a small scale: a pair of 1-4
+       ratings is one of ten kinds) a resample is one multinomial draw of
+       how many units of each kind it holds: the same distribution as drawing
+       units one by one, at O(kinds) instead of O(units) per resample.
+       Otherwise units are drawn one by one (bincount of uniform draws), a
+       block of resamples at a time.
     3. Alpha of a resample is the weighted observed term over the weighted
        total sum of squares; take the percentiles.
 
@@ -301,6 +363,12 @@ def krippendorff_alpha_bootstrap(
     """
     unit, value = _unit_values(units, coders, values)
     return _bootstrap_interval(_pairable(unit, value), resamples, seed, confidence)
+
+
+# Multinomial draws over unit kinds cost some tens of ns per kind and resample,
+# drawing units one by one some ns per unit: the former wins with 8 or more
+# units per kind.
+UNITS_PER_KIND_FOR_MULTINOMIAL = 8
 
 
 def _bootstrap_interval(
@@ -318,28 +386,54 @@ def _bootstrap_interval(
 
     rng = np.random.default_rng(seed)
     n_units = p.n_units
-    # Keep each block's weight matrix near 32 MB.
-    block = max(1, min(resamples, 4_000_000 // n_units))
+    kinds, count = _distinct_rows(per_unit)
     results: list[FloatArray] = []
-    done = 0
-    while done < resamples:
-        b = min(block, resamples - done)
-        draws = rng.integers(0, n_units, size=(b, n_units))
-        draws += np.arange(b, dtype=np.int64)[:, None] * n_units
-        weights = np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units)
-        sums = weights @ per_unit
-        n_b, s1_b, s2_b, obs_b = sums.T
-        total_b = s2_b - s1_b * s1_b / n_b
-        with np.errstate(divide="ignore", invalid="ignore"):
-            alpha_b = 1.0 - (n_b - 1) / n_b * obs_b / total_b
-        results.append(alpha_b[total_b > 1e-12 * max(1.0, float(n_b.max()))])
-        done += b
+    if kinds.shape[0] * UNITS_PER_KIND_FOR_MULTINOMIAL <= n_units:
+        weights = rng.multinomial(n_units, count / count.sum(), size=resamples)
+        results.append(_resample_alphas(weights @ kinds))
+    else:
+        # Keep each block's weight matrix near 32 MB.
+        block = max(1, min(resamples, 4_000_000 // n_units))
+        done = 0
+        while done < resamples:
+            b = min(block, resamples - done)
+            draws = rng.integers(0, n_units, size=(b, n_units))
+            draws += np.arange(b, dtype=np.int64)[:, None] * n_units
+            weights = np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units)
+            results.append(_resample_alphas(weights @ per_unit))
+            done += b
     alphas = np.concatenate(results)
     if alphas.size < 2:
         return None
     tail = (1.0 - confidence) / 2.0 * 100.0
     lo, hi = np.percentile(alphas, [tail, 100.0 - tail])
     return float(lo), float(hi)
+
+
+def _distinct_rows(rows: FloatArray) -> tuple[FloatArray, IntArray]:
+    """Return the distinct rows of a 2-D array and how often each occurs.
+
+    np.unique(axis=0) sorts rows as opaque records, several times slower than
+    a lexsort on the columns.
+    """
+    if rows.shape[0] == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.flatnonzero(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)])
+    return ordered[starts], np.diff(np.r_[starts, rows.shape[0]]).astype(np.int64)
+
+
+def _resample_alphas(sums: FloatArray) -> FloatArray:
+    """Return interval alpha per resample from its (n, sum v, sum v^2, observed) sums.
+
+    Resamples without variance (every drawn value equal) have no alpha and are left out.
+    """
+    n_b, s1_b, s2_b, obs_b = sums.T
+    total_b = s2_b - s1_b * s1_b / n_b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha_b = 1.0 - (n_b - 1) / n_b * obs_b / total_b
+    return alpha_b[total_b > 1e-12 * max(1.0, float(n_b.max()))]
 
 
 # --------------------------------------------------------------------------
@@ -390,8 +484,11 @@ def _fleiss_sorted(unit: IntArray, value: FloatArray) -> float | None:
     r = float(m[0])
     n_units = m.size
     compact_unit = np.repeat(np.arange(n_units, dtype=np.int64), m)
-    categories, cat = np.unique(value, return_inverse=True)
-    _, cell_count = np.unique(compact_unit * categories.size + cat, return_counts=True)
+    categories, cat = _categories(value)
+    _, cell_inverse = _unique_inverse(
+        compact_unit * categories.size + cat, n_units * categories.size
+    )
+    cell_count = np.bincount(cell_inverse)
     p_j = np.bincount(cat, minlength=categories.size) / float(unit.size)
     p_bar = (float(np.sum(cell_count.astype(np.float64) ** 2)) - n_units * r) / (
         n_units * r * (r - 1.0)
@@ -418,6 +515,18 @@ class IccResult:
     n_targets: int
     n_raters: int
     mean_squares: dict[str, float]
+
+
+def _f_ppf(q: float, dfn: float, dfd: float) -> np.float64:
+    """Return the F distribution's q quantile, NaN unless both df are positive.
+
+    What scipy.stats.f.ppf computes (it calls the same fdtri), without importing
+    scipy.stats, which costs most of a second at start-up. A numpy float, so
+    that dividing by a zero quantile gives inf as before, not ZeroDivisionError.
+    """
+    if not (dfn > 0 and dfd > 0):
+        return np.float64(np.nan)
+    return np.float64(special.fdtri(dfn, dfd, q))
 
 
 def icc(grid: npt.ArrayLike, confidence: float = CONFIDENCE) -> IccResult:
@@ -469,19 +578,19 @@ def icc(grid: npt.ArrayLike, confidence: float = CONFIDENCE) -> IccResult:
     q = 1.0 - (1.0 - confidence) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         f1 = ratio(msr, msw)
-        f1_lo = f1 / sps.f.ppf(q, df_r, df_w)
-        f1_hi = f1 * sps.f.ppf(q, df_w, df_r)
+        f1_lo = f1 / _f_ppf(q, df_r, df_w)
+        f1_hi = f1 * _f_ppf(q, df_w, df_r)
         f3 = ratio(msr, mse)
-        f3_lo = f3 / sps.f.ppf(q, df_r, df_e)
-        f3_hi = f3 * sps.f.ppf(q, df_e, df_r)
+        f3_lo = f3 / _f_ppf(q, df_r, df_e)
+        f3_hi = f3 * _f_ppf(q, df_e, df_r)
         icc2 = values["ICC2"]
         fj = ratio(msc, mse)
         a = k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2
         v = ratio(
             df_e * a**2, df_r * k**2 * icc2**2 * fj**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         )
-        f2_hi = sps.f.ppf(q, n - 1, v)
-        f2_lo = sps.f.ppf(q, v, n - 1)
+        f2_hi = _f_ppf(q, n - 1, v)
+        f2_lo = _f_ppf(q, v, n - 1)
         base = k * msc + (k * n - k - n) * mse
         l2 = ratio(n * (msr - f2_hi * mse), f2_hi * base + n * msr)
         u2 = ratio(n * (f2_lo * msr - mse), base + n * f2_lo * msr)
@@ -535,60 +644,195 @@ def _absorbed_fit(
     factors: list[IntArray],
     sizes: list[int],
     y: FloatArray,
-    null_dim: int,
+    null_space: list[IntArray],
 ) -> _AbsorbedFit:
     """Fit the additive model by absorbing the (many) group effects.
 
     1. Subtract group means (the within transformation M): the group effects
        drop out and only the P = sum(sizes) factor effects remain.
-    2. Form the reduced normal equations C b = r with C = X'MX (P x P, built
-       from sparse products, never a dense n x P design) and r = X'My.
+    2. Form the reduced normal equations C b = r with C = X'MX = X'X - X'Z
+       (Z'Z)^-1 Z'X (P x P): X'X from counts of each level and of each pair
+       of levels, X'Z (Z'Z)^-1 Z'X from the sparse per-group counts of each
+       level (never a dense n x P design), r = X'My from sums per level.
     3. Solve with the Moore-Penrose pseudo-inverse: its solution is orthogonal
        to C's null space, which for a connected design is spanned by the
        all-ones vector of each factor, so every factor's effects sum to zero,
-       and the covariance of that constrained estimator is sigma^2 C^+.
-       Above MAX_DENSE_PARAMETERS use MINRES and centre each factor instead.
+       and the covariance of that constrained estimator is sigma^2 C^+ (see
+       _pseudo_inverse). ``null_space`` lists, per expected null vector, the
+       stacked parameters it holds (a factor, or a factor's levels in one
+       connected component). Above MAX_DENSE_PARAMETERS use MINRES and
+       centre each factor instead.
     4. SSE = y'My - b'r.
     """
-    n = y.size
-    offsets = np.cumsum([0, *sizes[:-1]])
+    offsets = [int(off) for off in np.cumsum([0, *sizes[:-1]])]
     p = int(sum(sizes))
-    cols = np.concatenate([f + off for f, off in zip(factors, offsets, strict=True)])
-    rows = np.tile(np.arange(n, dtype=np.int64), len(factors))
-    ones = np.ones(cols.size)
-    x = sparse.csr_matrix((ones, (rows, cols)), shape=(n, p))
-    zx = sparse.csr_matrix((ones, (np.tile(group, len(factors)), cols)), shape=(n_groups, p))
+    stacked = [f + off for f, off in zip(factors, offsets, strict=True)]
     n_g = np.bincount(group, minlength=n_groups).astype(np.float64)
+    inv_n = _nan_to_zero(_safe_div(np.ones(n_groups), n_g))
     group_mean = _safe_div(np.bincount(group, y, minlength=n_groups), n_g)
     within = y - group_mean[group]
-    inv_sqrt = sparse.diags(_nan_to_zero(_safe_div(np.ones(n_groups), np.sqrt(n_g))))
-    s = inv_sqrt @ zx
-    reduced = (x.T @ x - s.T @ s).tocsr()
-    r = np.asarray(x.T @ within).ravel()
-    xbar = (sparse.diags(_nan_to_zero(_safe_div(np.ones(n_groups), n_g))) @ zx).tocsr()
-    reduced_diag = reduced.diagonal()
+    # Per-group count of each level; the CSR conversion sums repeated entries.
+    zx = sparse.csr_matrix(
+        (np.ones(y.size * len(factors)), (np.tile(group, len(factors)), np.concatenate(stacked))),
+        shape=(n_groups, p),
+    )
+    xbar = zx.copy()
+    xbar.data *= np.repeat(inv_n, np.diff(zx.indptr))
+    r = np.concatenate(
+        [np.bincount(f, within, minlength=size) for f, size in zip(factors, sizes, strict=True)]
+    )
 
     cov: FloatArray | None
     if p == 0:
         beta = np.zeros(0)
         cov = np.zeros((0, 0))
         rank = 0
+        reduced_diag = np.zeros(0)
     elif p <= MAX_DENSE_PARAMETERS:
-        w, vecs = np.linalg.eigh(reduced.toarray())
-        tol = max(float(w.max()), 0.0) * 1e-9
-        keep = w > tol
-        vk = vecs[:, keep]
-        cov = (vk / w[keep]) @ vk.T
-        beta = cov @ r
-        rank = int(keep.sum())
+        reduced = _cross_counts(factors, sizes, offsets) - (zx.T.tocsr() @ xbar).toarray()
+        reduced_diag = np.diag(reduced).copy()
+        with _serial_blas():
+            cov, rank = _pseudo_inverse(reduced, null_space)
+            beta = cov @ r
     else:
-        beta = minres(reduced, r, rtol=1e-10, maxiter=10 * p)[0]
+        from scipy.sparse.linalg import minres  # only for the largest designs
+
+        rows = np.tile(np.arange(y.size, dtype=np.int64), len(factors))
+        x = sparse.csr_matrix(
+            (np.ones(rows.size), (rows, np.concatenate(stacked))), shape=(y.size, p)
+        )
+        s = sparse.diags(np.sqrt(inv_n)) @ zx
+        reduced_sparse = (x.T @ x - s.T @ s).tocsr()
+        reduced_diag = reduced_sparse.diagonal()
+        beta = minres(reduced_sparse, r, rtol=1e-10, maxiter=10 * p)[0]
         for size, off in zip(sizes, offsets, strict=True):
             beta[off : off + size] -= beta[off : off + size].mean()
         cov = None
-        rank = p - null_dim
+        rank = p - len(null_space)
     sse = max(float(within @ within) - float(beta @ r), 0.0)
     return _AbsorbedFit(beta, cov, reduced_diag, rank, sse, group_mean, xbar)
+
+
+@functools.cache
+def _openblas() -> tuple[Any, ...]:
+    """Return the OpenBLAS libraries loaded in this process that can limit their threads.
+
+    numpy's and scipy's wheels each bundle one. Found by path in the process's
+    memory map (Linux); elsewhere, or with another BLAS, none.
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = sorted({line.split()[-1] for line in maps if "openblas" in line.lower()})
+    except OSError:
+        return ()
+    libraries = []
+    for path in paths:
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        if hasattr(library, "openblas_set_num_threads_local"):
+            libraries.append(library)
+    return tuple(libraries)
+
+
+@contextmanager
+def _serial_blas() -> Iterator[None]:
+    """Run BLAS and LAPACK on this thread alone while inside.
+
+    The dense systems here are a few hundred wide: one thread factorises one
+    in tens of milliseconds, while OpenBLAS's worker threads, each waiting for
+    the others at every block step, took from 0.1 to 6 seconds for the same
+    factorisation on a busy two-core machine. The limit is OpenBLAS's
+    per-thread one (0.3.27 and later), so other threads are unaffected.
+    """
+    libraries = _openblas()
+    previous = [library.openblas_set_num_threads_local(1) for library in libraries]
+    try:
+        yield
+    finally:
+        for library, threads in zip(libraries, previous, strict=True):
+            library.openblas_set_num_threads_local(threads)
+
+
+def _cross_counts(factors: list[IntArray], sizes: list[int], offsets: list[int]) -> FloatArray:
+    """Return X'X of the stacked indicator design: level counts and counts of level pairs."""
+    p = int(sum(sizes))
+    out = np.zeros((p, p))
+    for a, (fa, size_a, off_a) in enumerate(zip(factors, sizes, offsets, strict=True)):
+        block = slice(off_a, off_a + size_a)
+        out[block, block] = np.diag(np.bincount(fa, minlength=size_a).astype(np.float64))
+        for fb, size_b, off_b in zip(
+            factors[a + 1 :], sizes[a + 1 :], offsets[a + 1 :], strict=True
+        ):
+            cross = np.bincount(fa * size_b + fb, minlength=size_a * size_b).reshape(size_a, size_b)
+            out[block, off_b : off_b + size_b] = cross
+            out[off_b : off_b + size_b, block] = cross.T
+    return out
+
+
+# Above this 1-norm condition number of C + s N N' (which bounds the ratio of
+# C's largest to smallest non-zero eigenvalue), _pseudo_inverse lets an
+# eigendecomposition decide C's rank with its 1e-9 relative tolerance.
+MAX_CONDITION_FOR_CHOLESKY = 1e8
+
+
+def _pseudo_inverse(c: FloatArray, null_space: list[IntArray]) -> tuple[FloatArray, int]:
+    """Return (C^+, rank) of a symmetric positive semi-definite C.
+
+    1. If the normalised indicator vectors N of ``null_space`` are null
+       vectors of C and span its whole null space, then for s > 0
+       C^+ = (C + s N N')^-1 - N N' / s: one Cholesky factorisation, several
+       times faster than an eigendecomposition and free of the thread
+       contention LAPACK's eigensolver shows on a busy machine.
+    2. s = max diag(C) <= C's largest eigenvalue, so C + s N N' is as well
+       conditioned as C on its range; a condition number above
+       MAX_CONDITION_FOR_CHOLESKY (or a failed factorisation) means C has
+       more null directions (effects confounded in the design).
+    3. Otherwise, and whenever step 1's premise fails, eigendecompose C and
+       invert the eigenvalues above 1e-9 times the largest.
+    """
+    p = c.shape[0]
+    scale = float(np.max(np.diag(c))) if p else 0.0
+    if scale > 0 and null_space and all(members.size for members in null_space):
+        basis = np.zeros((p, len(null_space)))
+        for j, members in enumerate(null_space):
+            basis[members, j] = 1.0 / math.sqrt(members.size)
+        if float(np.abs(c @ basis).max()) <= 1e-9 * scale:
+            augmented = c + scale * (basis @ basis.T)
+            inverse = _spd_inverse(augmented)
+            if inverse is not None:
+                condition = float(np.abs(augmented).sum(axis=0).max()) * float(
+                    np.abs(inverse).sum(axis=0).max()
+                )
+                if condition <= MAX_CONDITION_FOR_CHOLESKY:
+                    return inverse - (basis @ basis.T) / scale, p - len(null_space)
+    w, vecs = np.linalg.eigh(c)
+    tol = max(float(w.max()), 0.0) * 1e-9 if p else 0.0
+    keep = w > tol
+    vk = vecs[:, keep]
+    return (vk / w[keep]) @ vk.T, int(keep.sum())
+
+
+def _spd_inverse(a: FloatArray) -> FloatArray | None:
+    """Return the inverse of a symmetric positive definite matrix, None if not definite.
+
+    LAPACK's potrf/potri: a third of the work of solving against the identity.
+    """
+    factor, info = linalg.lapack.dpotrf(a, lower=True, clean=True)
+    if info != 0:
+        return None
+    inverse, info = linalg.lapack.dpotri(factor, lower=True)
+    if info != 0:
+        return None
+    lower = np.tril(inverse)
+    return lower + np.tril(inverse, -1).T
+
+
+def _members(labels: npt.NDArray[np.integer], n_labels: int) -> list[IntArray]:
+    """Return the indices holding each label 0..n_labels-1."""
+    order = np.argsort(labels, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(labels, minlength=n_labels))[:-1])
 
 
 def _nan_to_zero(a: FloatArray) -> FloatArray:
@@ -640,12 +884,23 @@ def _cells(
     if t.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0), 0, 0
-    t, _ = _compact(t, int(t.max()) + 1)
-    r, _ = _compact(r, int(r.max()) + 1)
-    n_t, n_r = int(t.max()) + 1, int(r.max()) + 1
-    key, inverse = np.unique(t * n_r + r, return_inverse=True)
-    mean = np.bincount(inverse, s) / np.bincount(inverse)
-    return key // n_r, key % n_r, mean, n_t, n_r
+    return _cells_from(*_pairs(t, r, int(r.max()) + 1), s)
+
+
+def _pairs(major: IntArray, minor: IntArray, n_minor: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Return the distinct (major, minor) pairs in order, as two arrays, and each entry's pair."""
+    key, inverse = _unique_inverse(major * n_minor + minor, (int(major.max()) + 1) * n_minor)
+    return key // n_minor, key % n_minor, inverse
+
+
+def _cells_from(
+    pair_t: IntArray, pair_r: IntArray, inverse: IntArray, scores: FloatArray
+) -> tuple[IntArray, IntArray, FloatArray, int, int]:
+    """Return _cells' result from the distinct (target, rater) pairs of non-empty data."""
+    cell_t, targets = _compact(pair_t, int(pair_t.max()) + 1)
+    cell_r, raters = _compact(pair_r, int(pair_r.max()) + 1)
+    mean = np.bincount(inverse, scores) / np.bincount(inverse)
+    return cell_t, cell_r, mean, int(targets.size), int(raters.size)
 
 
 def _putka_q_cells(cell_t: IntArray, cell_r: IntArray, n_t: int, n_r: int) -> tuple[float, float]:
@@ -700,7 +955,8 @@ def _components_from_cells(
     if n_t < 2 or n == 0:
         return None
     graph = sparse.csr_matrix((np.ones(n), (cell_t, cell_r + n_t)), shape=(n_t + n_r, n_t + n_r))
-    n_comp = int(connected_components(graph, directed=False)[0])
+    n_comp, labels = connected_components(graph, directed=False)
+    n_comp = int(n_comp)
     df_e = n - n_t - n_r + n_comp
     n_i = np.bincount(cell_t, minlength=n_t).astype(np.float64)
     mean_t = np.bincount(cell_t, y, minlength=n_t) / n_i
@@ -725,10 +981,13 @@ def _components_from_cells(
         )
 
     # Absorb the larger factor so the dense reduced system stays small.
+    # The kept factor's effects are determined up to a constant per component.
     if n_r <= n_t:
-        fit = _absorbed_fit(cell_t, n_t, [cell_r], [n_r], y, n_comp)
+        per_comp = _members(labels[n_t:], n_comp)
+        fit = _absorbed_fit(cell_t, n_t, [cell_r], [n_r], y, per_comp)
     else:
-        fit = _absorbed_fit(cell_r, n_r, [cell_t], [n_t], y, n_comp)
+        per_comp = _members(labels[:n_t], n_comp)
+        fit = _absorbed_fit(cell_r, n_r, [cell_t], [n_t], y, per_comp)
     sse = fit.sse
     n_j = np.bincount(cell_r, minlength=n_r).astype(np.float64)
     mean_r = np.bincount(cell_r, y, minlength=n_r) / n_j
@@ -826,10 +1085,19 @@ def leniency(
     nan = np.full(n_i, np.nan)
     if y.size == 0:
         return LeniencyResult(nan, nan.copy(), nan.copy(), np.zeros(n_i, dtype=np.int64))
-    n_int = int(i.max()) + 1
-    key, inverse = np.unique(g * n_int + i, return_inverse=True)
+    return _leniency_from(*_pairs(g, i, int(i.max()) + 1), y, n_i, confidence)
+
+
+def _leniency_from(
+    cell_g: IntArray,
+    cell_i: IntArray,
+    inverse: IntArray,
+    y: FloatArray,
+    n_i: int,
+    confidence: float = CONFIDENCE,
+) -> LeniencyResult:
+    """Return leniency from the distinct (group, interviewer) pairs of non-empty ratings."""
     cell_mean = np.bincount(inverse, y) / np.bincount(inverse)
-    cell_g, cell_i = key // n_int, key % n_int
     cg, _ = _compact(cell_g, int(cell_g.max()) + 1)
     panel = np.bincount(cg).astype(np.float64)
     total = np.bincount(cg, cell_mean)
@@ -841,7 +1109,7 @@ def leniency(
     dev = gap - mean[who]
     var = _safe_div(np.bincount(who, dev * dev, minlength=n_i), count - 1)
     with np.errstate(invalid="ignore"):
-        t_crit = sps.t.ppf(1.0 - (1.0 - confidence) / 2.0, np.where(count >= 2, count - 1, 1))
+        t_crit = special.stdtrit(np.where(count >= 2, count - 1, 1), 1.0 - (1.0 - confidence) / 2.0)
     half = np.where(
         count >= 2, t_crit * np.sqrt(np.maximum(var, 0.0) / np.maximum(count, 1)), np.nan
     )
@@ -966,13 +1234,18 @@ def fit_additive(
     qc, q_codes = _compact(q_m, n_q)
     n_cm, n_im, n_qm = cand_codes.size, int_codes.size, q_codes.size
 
-    fit = _absorbed_fit(cc, n_cm, [ic, qc], [n_im, n_qm], y_m, null_dim=2)
+    fit = _absorbed_fit(
+        cc, n_cm, [ic, qc], [n_im, n_qm], y_m,
+        null_space=[np.arange(n_im), n_im + np.arange(n_qm)],
+    )  # fmt: skip
     df = int(y_m.size - n_cm - fit.rank)
     sigma2 = fit.sse / df if df > 0 else math.nan
 
     if fit.cov_unscaled is not None:
         var_beta = np.diag(fit.cov_unscaled) * sigma2
-        quad = _row_quadratic_form(fit.xbar, fit.cov_unscaled)
+        quad = _row_quadratic_form(
+            fit.xbar, fit.cov_unscaled, [slice(0, n_im), slice(n_im, n_im + n_qm)]
+        )
     else:
         # Large problems: ignore covariances between effects (slightly optimistic).
         var_beta = _safe_div(np.full(fit.reduced_diag.size, sigma2), fit.reduced_diag)
@@ -1019,16 +1292,49 @@ def fit_additive(
 
 
 def _row_quadratic_form(
-    rows: sparse.csr_matrix, matrix: FloatArray, block: int = 8192
+    rows: sparse.csr_matrix,
+    matrix: FloatArray,
+    blocks: list[slice] | None = None,
+    chunk: int = 8192,
 ) -> FloatArray:
-    """Return x_i' A x_i for every row x_i of a sparse matrix, a block of rows at a time."""
-    out = np.empty(rows.shape[0])
-    for start in range(0, rows.shape[0], block):
-        chunk = rows[start : start + block]
-        out[start : start + chunk.shape[0]] = np.asarray(
-            chunk.multiply(chunk @ matrix).sum(axis=1)
-        ).ravel()
+    """Return x_i' A x_i for every row x_i of a sparse matrix and a symmetric A.
+
+    With ``blocks`` (the columns of each factor), x'Ax = sum_j x_j' A_jj x_j
+    + 2 sum_{j<l} x_j' A_jl x_l: each factor's part of x meets only A's
+    columns of its own and later blocks, the factor with most entries last so
+    that it meets the fewest (half the work of x'A over all columns when one
+    factor holds most entries). A chunk of rows at a time, to bound memory.
+    """
+    spans = blocks or [slice(0, rows.shape[1])]
+    parts = [rows[:, span].tocsr() for span in spans]
+    order = sorted(range(len(spans)), key=lambda j: parts[j].nnz)
+    parts = [parts[j] for j in order]
+    spans = [spans[j] for j in order]
+    # Per factor, A's rows of that factor and columns of it and the later ones.
+    later = [
+        np.concatenate([np.arange(sp.start, sp.stop) for sp in spans[a:]])
+        for a in range(len(spans))
+    ]
+    slabs = [np.ascontiguousarray(matrix[spans[a]][:, later[a]]) for a in range(len(spans))]
+    out = np.zeros(rows.shape[0])
+    for start in range(0, rows.shape[0], chunk):
+        stop = min(start + chunk, rows.shape[0])
+        pieces = [part[start:stop] for part in parts]
+        for a, piece in enumerate(pieces):
+            product = piece @ slabs[a]
+            offset = 0
+            for b in range(a, len(pieces)):
+                width = spans[b].stop - spans[b].start
+                weight = 1.0 if b == a else 2.0
+                out[start:stop] += weight * _row_dot(pieces[b], product[:, offset : offset + width])
+                offset += width
     return out
+
+
+def _row_dot(rows: sparse.csr_matrix, dense: FloatArray) -> FloatArray:
+    """Return, per row, the sum of the sparse row times the dense row."""
+    which = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    return np.bincount(which, rows.data * dense[which, rows.indices], minlength=rows.shape[0])
 
 
 # --------------------------------------------------------------------------
@@ -1100,7 +1406,7 @@ def question_discrimination(
     if y.size == 0:
         return DiscriminationResult(empty_f, empty_i, empty_f.copy(), empty_i.copy())
     n_g = int(g.max()) + 1
-    key, inverse = np.unique(g * n_q + qu, return_inverse=True)
+    key, inverse = _unique_inverse(g * n_q + qu, n_g * n_q)
     cell_n = np.bincount(inverse).astype(np.float64)
     cell_sum = np.bincount(inverse, y)
     cell_g, cell_q = key // n_q, key % n_q
@@ -1158,12 +1464,27 @@ def recommendation_agreement(
     g, i, rec = g[keep], i[keep], rec[keep]
     if rec.size == 0:
         return np.full(n_i, np.nan), np.zeros(n_i, dtype=np.int64)
-    n_int = int(i.max()) + 1
-    key, inverse = np.unique(g * n_int + i, return_inverse=True)
-    rec_mean = np.bincount(inverse, rec) / np.bincount(inverse)
-    cell_g, cell_i = key // n_int, key % n_int
-    dec = dec_all[cell_g]
-    usable = ~np.isnan(dec) & (rec_mean != 0)
+    return _agreement_from(*_pairs(g, i, int(i.max()) + 1), rec, dec_all, n_i)
+
+
+def _agreement_from(
+    cell_g: IntArray,
+    cell_i: IntArray,
+    inverse: IntArray,
+    rec: FloatArray,
+    group_decision: FloatArray,
+    n_i: int,
+) -> tuple[FloatArray, IntArray]:
+    """Return recommendation_agreement from the distinct (group, interviewer) pairs.
+
+    ``rec`` may hold NaN: a pair without any recommendation is skipped.
+    """
+    known = ~np.isnan(rec)
+    n_rec = np.bincount(inverse[known], minlength=cell_g.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rec_mean = np.bincount(inverse[known], rec[known], minlength=cell_g.size) / n_rec
+    dec = group_decision[cell_g]
+    usable = (n_rec > 0) & ~np.isnan(dec) & (rec_mean != 0)
     match = ((rec_mean > 0) == (dec == 1.0))[usable].astype(np.float64)
     count = np.bincount(cell_i[usable], minlength=n_i)
     return _safe_div(np.bincount(cell_i[usable], match, minlength=n_i), count), count.astype(
@@ -1194,6 +1515,18 @@ def largest_complete_grid(
         return None
     n_c = int(candidate.max()) + 1
     n_i = int(interviewer.max()) + 1
+    # A question can be complete only if it has at least as many ratings as
+    # its candidates times its interviewers: keep only those before sorting.
+    per_question = np.bincount(question, minlength=n_questions)
+    n_cand = _distinct_per(question, candidate, n_questions, n_c)
+    n_int = _distinct_per(question, interviewer, n_questions, n_i)
+    possible = (per_question >= n_cand * n_int) & (n_cand >= 2) & (n_int >= 2)
+    if not possible.any():
+        return None
+    if not possible.all():
+        mine = possible[question]
+        candidate, interviewer = candidate[mine], interviewer[mine]
+        question, rating = question[mine], rating[mine]
     cell_key, cell_inverse = np.unique(
         (question * n_c + candidate) * n_i + interviewer, return_inverse=True
     )
@@ -1262,6 +1595,29 @@ def _column(values: FloatArray, ndigits: int | None) -> list[float | None]:
 
 def _rating_key(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _distributions(
+    interviewer: IntArray, rating: FloatArray, n_interviewers: int
+) -> list[dict[str, int]]:
+    """Return per interviewer {rating: count}, ratings in ascending order."""
+    distributions: list[dict[str, int]] = [{} for _ in range(n_interviewers)]
+    if rating.size == 0:
+        return distributions
+    values = np.unique(rating)
+    code = np.searchsorted(values, rating)
+    if n_interviewers * values.size <= 4 * rating.size + 1_000_000:
+        counts = np.bincount(
+            interviewer * values.size + code, minlength=n_interviewers * values.size
+        ).reshape(n_interviewers, values.size)
+        who, which = np.nonzero(counts)
+        count = counts[who, which]
+    else:
+        key, count = np.unique(interviewer * values.size + code, return_counts=True)
+        who, which = key // values.size, key % values.size
+    for w, v, k in zip(who.tolist(), values[which].tolist(), count.tolist(), strict=True):
+        distributions[w][_rating_key(v)] = k
+    return distributions
 
 
 def _per_entity(values: FloatArray, size: int, default: float) -> FloatArray:
@@ -1358,7 +1714,13 @@ def summarise(
         else None
     )
     kappa = _fleiss_sorted(unit_sorted, unit_value)
-    cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
+    # Scorecards: the distinct (loop, interviewer) pairs, shared by G(q,k),
+    # leniency and recommendation agreement.
+    card_loop, card_int, card_of = _pairs(lp, i, n_i) if y.size else (np.zeros(0, np.int64),) * 3
+    if y.size:
+        cell_t, cell_r, cell_y, n_t, n_r = _cells_from(card_loop, card_int, card_of, y)
+    else:
+        cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
     if n_t:
         q_mult, k_h = _putka_q_cells(cell_t, cell_r, n_t, n_r)
         comp = _components_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
@@ -1402,19 +1764,18 @@ def summarise(
     fit = fit_additive(c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q)
     int_n = np.bincount(i, minlength=n_i)
     int_mean = _safe_div(np.bincount(i, y, minlength=n_i), int_n)
-    len_res = leniency(lp, i, y, n_interviewers=n_i)
-    if rec is not None and loop_decision is not None:
+    len_res = (
+        _leniency_from(card_loop, card_int, card_of, y, n_i)
+        if y.size
+        else leniency(lp, i, y, n_interviewers=n_i)
+    )
+    if rec is not None and loop_decision is not None and y.size:
+        agree, agree_n = _agreement_from(card_loop, card_int, card_of, rec, loop_decision, n_i)
+    elif rec is not None and loop_decision is not None:
         agree, agree_n = recommendation_agreement(lp, i, rec, loop_decision, n_interviewers=n_i)
     else:
         agree, agree_n = np.full(n_i, np.nan), np.zeros(n_i, dtype=np.int64)
-    dist_key, dist_count = (
-        np.unique(np.column_stack([i, y]), axis=0, return_counts=True)
-        if y.size
-        else (np.zeros((0, 2)), np.zeros(0, dtype=np.int64))
-    )
-    distributions: list[dict[str, int]] = [{} for _ in range(n_i)]
-    for (who, value), count in zip(dist_key.tolist(), dist_count.tolist(), strict=True):
-        distributions[int(who)][_rating_key(value)] = int(count)
+    distributions = _distributions(i, y, n_i)
     lenient = (len_res.leniency > LENIENCY_FLAG_POINTS) & (len_res.ci_low > 0)
     harsh = (len_res.leniency < -LENIENCY_FLAG_POINTS) & (len_res.ci_high < 0)
     sev = _column(fit.severity, ndigits)
@@ -1543,7 +1904,7 @@ def summarise(
         )
     ]
 
-    scorecards = int(np.unique(lp * max(n_i, 1) + i).size) if y.size else 0
+    scorecards = int(cell_t.size)  # one (loop, interviewer) cell per scorecard
     return {
         "inputs": {
             "ratings": int(y.size),

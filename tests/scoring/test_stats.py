@@ -224,6 +224,52 @@ def test_alpha_bootstrap_interval_is_seeded_and_brackets_the_estimate() -> None:
     assert first[1] - first[0] < 0.3
 
 
+def test_alpha_bootstrap_draws_kinds_of_units_as_it_would_draw_units() -> None:
+    # Ratings on a 1-4 scale: pairable units come in few kinds, so a resample
+    # is one multinomial draw over kinds. A negligible jitter makes every unit
+    # its own kind, so units are drawn one by one: same bootstrap distribution.
+    panel = simulate_panel(3000, 40, 30, seed=7)
+    units = panel.candidate * 30 + panel.question
+    jitter = np.random.default_rng(7).uniform(-1e-9, 1e-9, panel.rating.size)
+    alpha = stats.krippendorff_alpha(units, panel.interviewer, panel.rating)
+    kinds = stats.krippendorff_alpha_bootstrap(
+        units, panel.interviewer, panel.rating, resamples=800
+    )
+    one_by_one = stats.krippendorff_alpha_bootstrap(
+        units, panel.interviewer, panel.rating + jitter, resamples=800
+    )
+    assert alpha is not None and kinds is not None and one_by_one is not None
+    assert kinds[0] < alpha < kinds[1]
+    assert kinds == pytest.approx(one_by_one, abs=0.01)
+    assert kinds[1] - kinds[0] == pytest.approx(one_by_one[1] - one_by_one[0], rel=0.25)
+
+
+def test_distinct_rows_counts_each_row_once() -> None:
+    rows = np.array([[1.0, 2.0], [0.5, 2.0], [1.0, 2.0], [1.0, -1.0]])
+    kinds, count = stats._distinct_rows(rows)
+    assert kinds.tolist() == [[0.5, 2.0], [1.0, -1.0], [1.0, 2.0]]
+    assert count.tolist() == [1, 1, 2]
+
+
+@pytest.mark.parametrize("size", [50, 10**12])
+def test_unique_inverse_matches_numpy_by_table_and_by_sort(size: int) -> None:
+    key = np.random.default_rng(2).integers(0, min(size, 50), 400) * (size // 50)
+    distinct, inverse = stats._unique_inverse(key, size)
+    expected, expected_inverse = np.unique(key, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert inverse.tolist() == expected_inverse.tolist()
+
+
+def test_f_and_t_quantiles_match_scipy_stats() -> None:
+    for dfn, dfd in [(5, 15), (1, 2.5), (30, 1e6)]:
+        assert stats._f_ppf(0.975, dfn, dfd) == pytest.approx(sps.f.ppf(0.975, dfn, dfd))
+    for dfn, dfd in [(0, 3), (3, -1), (math.nan, 4)]:
+        assert math.isnan(stats._f_ppf(0.975, dfn, dfd))
+        assert math.isnan(sps.f.ppf(0.975, dfn, dfd))
+    df = np.array([1, 2, 7, 40])
+    assert stats.special.stdtrit(df, 0.975) == pytest.approx(sps.t.ppf(0.975, df))
+
+
 # --------------------------------------------------------------------------
 # Fleiss' kappa
 # --------------------------------------------------------------------------
@@ -521,6 +567,41 @@ def test_additive_model_standard_errors_equal_ols_with_sum_to_zero_coding() -> N
     assert fit.residual_variance == pytest.approx(ols.scale, rel=1e-9)
 
 
+def _reduced_normal_matrix(
+    candidate: np.ndarray, interviewer: np.ndarray, question: np.ndarray, n_i: int, n_q: int
+) -> np.ndarray:
+    """X'MX of the interviewer and question columns, candidates absorbed, built densely."""
+    x = np.hstack([np.eye(n_i)[interviewer], np.eye(n_q)[question]])
+    z = np.eye(int(candidate.max()) + 1)[candidate]
+    within = x - z @ np.linalg.solve(z.T @ z, z.T @ x)
+    return x.T @ within
+
+
+def test_pseudo_inverse_of_a_connected_design_is_numpys() -> None:
+    candidate, interviewer, question = _connected_design(seed=9)
+    c = _reduced_normal_matrix(candidate, interviewer, question, 8, 6)
+    blocks = [np.arange(8), 8 + np.arange(6)]
+    inverse, rank = stats._pseudo_inverse(c, blocks)
+    assert rank == 14 - 2
+    assert inverse == pytest.approx(np.linalg.pinv(c, rcond=1e-9), abs=1e-10)
+
+
+def test_pseudo_inverse_finds_effects_the_design_confounds() -> None:
+    # Interviewer 8 is the only one to ask question 6, and asks nothing else:
+    # their effects are confounded, a third null direction the Cholesky
+    # shortcut cannot see, so the eigendecomposition decides the rank.
+    candidate, interviewer, question = _connected_design(seed=9)
+    extra = np.arange(60)
+    candidate = np.r_[candidate, extra]
+    interviewer = np.r_[interviewer, np.full(60, 8)]
+    question = np.r_[question, np.full(60, 6)]
+    c = _reduced_normal_matrix(candidate, interviewer, question, 9, 7)
+    blocks = [np.arange(9), 9 + np.arange(7)]
+    inverse, rank = stats._pseudo_inverse(c, blocks)
+    assert rank == 16 - 3
+    assert inverse == pytest.approx(np.linalg.pinv(c, rcond=1e-9), abs=1e-10)
+
+
 def test_additive_model_marks_a_disconnected_group_as_not_comparable() -> None:
     # Candidates 0-2 with interviewers 0-1; candidate 3 only met interviewer 2.
     candidate = [0, 0, 1, 1, 2, 2, 3, 3]
@@ -704,6 +785,48 @@ def test_summarise_reports_icc_for_the_largest_complete_grid() -> None:
     for form in stats.ICC_FORMS:
         assert icc_out[form] == pytest.approx(reference.values[form])
         assert icc_out["ci95"][form] == pytest.approx(list(reference.ci95[form]))
+
+
+def test_a_question_with_enough_ratings_but_a_missing_cell_is_no_complete_grid() -> None:
+    # Question 0: 2 candidates x 2 interviewers but candidate 0 was rated twice
+    # by interviewer 0 and never by interviewer 1: four ratings, three cells.
+    candidate = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+    interviewer = np.array([0, 0, 0, 1, 0, 1, 0, 1])
+    question = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    rating = np.array([1.0, 2.0, 3.0, 4.0, 2.0, 3.0, 3.0, 2.0])
+    best = stats.largest_complete_grid(candidate, interviewer, question, rating, 2)
+    assert best is not None
+    assert best[0] == 1
+    assert best[1].tolist() == [[2.0, 3.0], [3.0, 2.0]]
+    assert (
+        stats.largest_complete_grid(candidate[:4], interviewer[:4], question[:4], rating[:4], 1)
+        is None
+    )
+
+
+def test_summarise_agreement_skips_scorecards_without_a_recommendation() -> None:
+    loop = np.array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2])
+    interviewer = np.array([0, 0, 1, 1, 0, 0, 1, 1, 0, 1])
+    question = np.array([0, 1, 0, 1, 0, 1, 0, 1, 0, 0])
+    rating = np.array([3.0, 4.0, 2.0, 2.0, 4.0, 4.0, 1.0, 2.0, 3.0, 3.0])
+    recommendation = np.array([1.0, 1.0, np.nan, np.nan, 2.0, np.nan, -1.0, -1.0, -2.0, 1.0])
+    decision = np.array([1.0, 0.0, np.nan])
+    out = stats.summarise(
+        loop, interviewer, question, rating, decision=decision, recommendation=recommendation
+    )
+    share, count = stats.recommendation_agreement(loop, interviewer, recommendation, decision)
+    assert [row["agreement"] for row in out["interviewers"]] == share.tolist()
+    assert [row["agreement_n"] for row in out["interviewers"]] == count.tolist() == [2, 1]
+
+
+def test_summarise_counts_each_rating_of_an_interviewer_in_their_distribution() -> None:
+    out = stats.summarise(
+        [0, 0, 1, 1, 2], [1, 0, 1, 0, 1], [0, 0, 0, 0, 0], [2.5, 4.0, 1.0, 4.0, 2.5]
+    )
+    assert [row["distribution"] for row in out["interviewers"]] == [
+        {"4": 2},
+        {"1": 1, "2.5": 2},
+    ]
 
 
 def test_summarise_reports_fleiss_kappa_when_every_unit_has_the_same_count() -> None:
