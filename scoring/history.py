@@ -463,6 +463,11 @@ def _set_based(
         _insert_rest(cur, role, level)
         report("written", rows)
         cur.execute(f"DROP TABLE IF EXISTS {', '.join(_TEMP)}")
+        # Fresh statistics for the planner after a bulk load (PostgreSQL's advice), so
+        # the calibration the import queues does not plan against empty tables.
+        written = (Candidate, Loop, Interview, InterviewQuestion, Panelist, Scorecard,
+                   QuestionRating)  # fmt: skip
+        cur.execute(f"ANALYZE {', '.join(model._meta.db_table for model in written)}")
     return HistoryImportResult(
         rows=rows,
         scorecards=scorecards,
