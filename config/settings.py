@@ -249,6 +249,10 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_RESULT_EXTENDED = True
+# Nothing reads a task's return value (a calibration's progress is on its job row),
+# and publishing must not depend on the result store: with Redis down, subscribing
+# to each new task's result made a scorecard submission wait ~20 s before failing.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = TIME_ZONE
 # A task is acknowledged only when it has finished, and a worker child killed
 # mid-run (OOM, SIGKILL) puts it back on the queue instead of losing it.
@@ -257,8 +261,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A whole worker that dies gets its unacknowledged task redelivered after this
 # many seconds (Redis transport). It must exceed the longest task's run time.
+# Workers look for such tasks every CELERY_RESTORE_INTERVAL seconds: kombu's default
+# (a scan every 10 s x 10) added up to 100 s to each redelivery (bench/faults.py).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900),
+    "unacked_restore_interval": envint("CELERY_RESTORE_INTERVAL", 10),
+    "unacked_restore_throttle": 1,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
