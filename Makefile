@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint venv clean
+.PHONY: run test lint venv clean load faults
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,14 @@ run: venv
 
 test: venv
 	$(PY) -m pytest $(ARGS)
+
+# Load bench and fault scenarios on a private PostgreSQL cluster, Redis, gunicorn and
+# Celery worker (bench/load.py, bench/faults.py): `make load ARGS="--duration 10"`.
+load: venv
+	$(PY) bench/load.py $(ARGS)
+
+faults: venv
+	$(PY) bench/faults.py $(ARGS)
 
 lint: venv
 	$(VENV)/bin/ruff check .
