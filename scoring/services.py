@@ -438,15 +438,11 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
             progress(pct, stage)
 
     try:
-        levels = list(
-            Level.objects.filter(
-                loops__role=job.role, loops__interviews__scorecards__status="submitted"
-            )
-            .distinct()
-            .order_by("rank")
-        )
-        scopes: list[Level | None] = [None, *levels]
         marks = calibration.watermarks(job.role)
+        # The watermarks are keyed by the levels with ratings: no join over the
+        # role's scorecards (most of a second on a million ratings) to find them.
+        levels = list(Level.objects.filter(pk__in=[pk for pk in marks if pk]).order_by("rank"))
+        scopes: list[Level | None] = [None, *levels]
         # Read the role's ratings once, and only if some scope has new inputs.
         fresh = any(calibration.stored(job.role, s, marks[s and s.pk]) is None for s in scopes)
         data = calibration.load_ratings(job.role) if fresh else None
@@ -489,6 +485,8 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
         error="",
     )
     job.refresh_from_db()
+    # The stored snapshot, as just written: not its megabytes read back and parsed.
+    job.snapshot = main
     return job
 
 

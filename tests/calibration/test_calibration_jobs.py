@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from kit.models import Role
 from scoring import calibration, services
-from scoring.models import CalibrationJob, CalibrationSnapshot
+from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from scoring.tasks import calibrate_task
 from tests.calibration.conftest import Calibrated, panel_rows
 from tests.calibration.helpers import ROLE, counts, import_scorecards, write_csv
@@ -53,6 +53,21 @@ def test_a_queued_job_runs_and_stores_a_snapshot_per_scope(queued: CalibrationJo
     scopes = sorted((s.level.name if s.level else "all") for s in CalibrationSnapshot.objects.all())
     assert scopes == ["L5", "all"]
     assert job.snapshot == CalibrationSnapshot.objects.get(level=None)
+
+
+def test_a_level_whose_scorecards_are_all_a_shadows_gets_no_snapshot(
+    queued: CalibrationJob, tmp_path: Path
+) -> None:
+    # The scopes are the levels with ratings that count, as the watermarks know them.
+    path = write_csv(tmp_path / "l3.csv", [["cand-l3", "rater-1", "q-1", 3]])
+    import_scorecards(path, "--role", ROLE, "--scale-max", "7", "--level", "L3")
+    Scorecard.objects.filter(interview__loop__level__name="L3").update(is_shadow=True)
+
+    job = services.calibration_job_run(job_id=queued.pk)
+
+    assert job is not None and job.status == "done"
+    scopes = sorted((s.level.name if s.level else "all") for s in CalibrationSnapshot.objects.all())
+    assert scopes == ["L5", "all"]
 
 
 def test_running_a_done_job_again_is_a_no_op(calibrated: Calibrated) -> None:

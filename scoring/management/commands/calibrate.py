@@ -33,6 +33,9 @@ class Command(BaseCommand):
             snapshot = job.snapshot
             if snapshot is None:
                 continue
+            if json:
+                # Print the result as stored (jsonb orders its keys), as the API serves it.
+                snapshot.refresh_from_db(fields=["result"])
             results.append(snapshot.result)
             if not json:
                 inputs = snapshot.result["inputs"]
