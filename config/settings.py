@@ -227,6 +227,11 @@ SPECTACULAR_SETTINGS = {
         "LoopStatusEnum": "interviews.models.Loop.Status",
         "ScorecardStatusEnum": "scoring.models.Scorecard.Status",
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        # Every operation's error responses and their bodies (see config/openapi.py).
+        "config.openapi.add_error_responses",
+    ],
 }
 
 CACHES = {

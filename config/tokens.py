@@ -1,6 +1,6 @@
 """API tokens: obtain with a password, rotate, revoke."""
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -12,8 +12,16 @@ from rest_framework.views import APIView
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
 
 
+# Obtaining a token is how a caller signs in, so it needs no credentials (`security: []`).
+@extend_schema_view(post=extend_schema(auth=[]))
 class TokenView(ObtainAuthToken):
     """POST a username and password for your API token; DELETE (signed in) revokes it."""
+
+    def get_authenticators(self):  # type: ignore[no-untyped-def]
+        # The password is the credential: a stale token or a session cookie sent along
+        # (and the session's CSRF check) must not turn signing in into a 403.
+        signing_in = getattr(self.request, "method", None) == "POST"  # None: schema generation
+        return [] if signing_in else super().get_authenticators()
 
     def get_permissions(self):  # type: ignore[no-untyped-def]
         return [IsAuthenticated()] if self.request.method == "DELETE" else []

@@ -14,6 +14,9 @@ api_v1 = [
     path("", include("scoring.api_urls")),
 ]
 
+# Unmatched paths under /api/ answer JSON, like the API's own 404s.
+handler404 = "config.exceptions.not_found"
+
 urlpatterns = [
     path("", interview_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

@@ -1,8 +1,10 @@
+from decimal import Decimal
 from typing import Any
 
+import django_filters
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -15,6 +17,7 @@ from interviews import selectors, services
 from interviews.models import Candidate, Interview, Loop
 from interviews.serializers import (
     AlternativeSerializer,
+    AlternativesQuerySerializer,
     CandidateSerializer,
     InterviewInputSerializer,
     InterviewSerializer,
@@ -44,6 +47,41 @@ class RecruiterWrites(BasePermission):
 
     def has_object_permission(self, request: Request, view: APIView, obj: object) -> bool:
         return request.method in SAFE_METHODS or is_recruiter(request.user)
+
+
+class IdFilter(django_filters.NumberFilter):
+    """Filter by the id of an object the caller may not see: any number, and one that
+    matches no row answers an empty list.
+
+    A 400 for an id that does not exist and an empty list for one the caller may not
+    see would tell an outsider which ids exist. django-filter caps numbers at 1e50 (a
+    400 the schema does not document), and foreign key lookups skip Django's range
+    check, so a number no id can be is answered here, before SQLite overflows on it.
+    """
+
+    def get_max_validator(self) -> None:
+        return None
+
+    def filter(self, qs: QuerySet, value: Decimal | None) -> QuerySet:
+        if value is not None and (value != value.to_integral_value() or not 0 < value < 2**63):
+            return qs.none()
+        return super().filter(qs, value)
+
+
+class LoopFilter(django_filters.FilterSet):
+    candidate = IdFilter(field_name="candidate_id", help_text="Candidate id.")
+
+    class Meta:
+        model = Loop
+        fields = ["status", "candidate"]
+
+
+class InterviewFilter(django_filters.FilterSet):
+    loop = IdFilter(field_name="loop_id", help_text="Loop id.")
+
+    class Meta:
+        model = Interview
+        fields = ["loop"]
 
 
 class CandidateViewSet(viewsets.ModelViewSet):
@@ -80,7 +118,7 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     permission_classes = [RecruiterWrites]
-    filterset_fields = ["status", "candidate"]
+    filterset_class = LoopFilter
 
     def get_queryset(self) -> QuerySet[Loop]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
@@ -120,7 +158,7 @@ class InterviewViewSet(
     serializer_class = InterviewSerializer
     permission_classes = [RecruiterWrites]
     http_method_names = ["get", "post", "put", "head", "options"]
-    filterset_fields = ["loop"]
+    filterset_class = InterviewFilter
 
     def get_queryset(self) -> QuerySet[Interview]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
@@ -135,16 +173,19 @@ class InterviewViewSet(
         return self._fresh(interview.pk)
 
     @extend_schema(
-        parameters=[OpenApiParameter("item", int, required=True)],
+        parameters=[AlternativesQuerySerializer],
         responses={200: AlternativeSerializer(many=True)},
     )
-    @action(detail=True, methods=["get"])
+    # The interview list's filters and pages are not this action's: a whole ranked list.
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
     def alternatives(self, request: Request, pk: str) -> Response:
         """Rank the questions that could replace one of this interview's questions."""
         if not is_recruiter(request.user):
             self.get_object()  # 404 for interviewers not on it
             raise PermissionDenied("Only recruiters change loops.")
-        item = self._item(request.query_params.get("item"))
+        query = AlternativesQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        item = self._item(query.validated_data["item"])
         return Response(
             AlternativeSerializer(selectors.swap_alternatives(item=item), many=True).data
         )

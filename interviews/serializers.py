@@ -3,7 +3,7 @@ from rest_framework import serializers
 
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Question, Role
-from kit.serializers import FollowUpSerializer, RubricItemSerializer
+from kit.serializers import FollowUpSerializer, NamedRelatedField, RubricItemSerializer
 
 
 class CandidateSerializer(serializers.ModelSerializer):
@@ -105,8 +105,8 @@ class LoopListSerializer(LoopSerializer):
 
 class LoopInputSerializer(serializers.Serializer):
     candidate = serializers.PrimaryKeyRelatedField(queryset=Candidate.objects.all())
-    role = serializers.SlugRelatedField(slug_field="name", queryset=Role.objects.all())
-    level = serializers.SlugRelatedField(slug_field="name", queryset=Level.objects.all())
+    role = NamedRelatedField(slug_field="name", queryset=Role.objects.all())
+    level = NamedRelatedField(slug_field="name", queryset=Level.objects.all())
 
 
 class PlannedQuestionSerializer(serializers.Serializer):
@@ -129,10 +129,10 @@ class LoopPreviewSerializer(serializers.Serializer):
 
 
 class InterviewInputSerializer(serializers.Serializer):
-    interviewers = serializers.SlugRelatedField(
+    interviewers = NamedRelatedField(
         slug_field="username", queryset=User.objects.filter(is_active=True), many=True
     )
-    shadow = serializers.SlugRelatedField(
+    shadow = NamedRelatedField(
         slug_field="username",
         queryset=User.objects.filter(is_active=True),
         allow_null=True,
@@ -145,6 +145,10 @@ class InterviewInputSerializer(serializers.Serializer):
 class SwapInputSerializer(serializers.Serializer):
     item = serializers.IntegerField(help_text="id of the interview question to replace")
     question = serializers.PrimaryKeyRelatedField(queryset=Question.objects.all())
+
+
+class AlternativesQuerySerializer(serializers.Serializer):
+    item = serializers.IntegerField(help_text="id of the interview question to replace")
 
 
 class ReorderInputSerializer(serializers.Serializer):

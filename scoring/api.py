@@ -1,5 +1,6 @@
 from typing import Any
 
+import django_filters
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -11,6 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.openapi import error
+from interviews.api import IdFilter
 from interviews.models import Candidate
 from interviews.selectors import interviews_visible_to
 from kit.models import Level, Role
@@ -52,13 +55,21 @@ def _ratings(data: dict[str, Any]) -> list[services.RatingInput]:
     ]
 
 
+class ScorecardFilter(django_filters.FilterSet):
+    interview = IdFilter(field_name="interview_id", help_text="Interview id.")
+
+    class Meta:
+        model = Scorecard
+        fields = ["interview", "status"]
+
+
 class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Scorecards. You read your own, and others' submitted cards once you owe none in
     their loop (recruiters read all submitted). You write only your own."""
 
     lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
     serializer_class = ScorecardSerializer
-    filterset_fields = ["interview", "status"]
+    filterset_class = ScorecardFilter
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         if getattr(self, "swagger_fake_view", False):  # schema generation
@@ -72,7 +83,10 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         card = selectors.own_scorecard_get(user=self.request.user, pk=pk)
         return Response(ScorecardSerializer(card).data, status=code)
 
-    @extend_schema(request=ScorecardStartSerializer, responses={201: ScorecardSerializer})
+    @extend_schema(
+        request=ScorecardStartSerializer,
+        responses={201: ScorecardSerializer, 404: error("No such interview on your panel.")},
+    )
     def create(self, request: Request) -> Response:
         """Start (or return) your draft scorecard for an interview you are on."""
         serializer = ScorecardStartSerializer(data=request.data)
@@ -84,7 +98,10 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         card = services.scorecard_start(interview=interview, by=request.user)
         return self._out(card.pk, status.HTTP_201_CREATED)
 
-    @extend_schema(request=ScorecardInputSerializer, responses={200: ScorecardSerializer})
+    @extend_schema(
+        request=ScorecardInputSerializer,
+        responses={200: ScorecardSerializer, 409: error("The scorecard is already submitted.")},
+    )
     def update(self, request: Request, pk: str) -> Response:
         """Save your draft as given (the whole card: missing ratings are removed)."""
         card = self._own(pk)
@@ -100,7 +117,14 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         )
         return self._out(card.pk)
 
-    @extend_schema(request=None, responses={200: ScorecardSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            200: ScorecardSerializer,
+            400: error("The draft is incomplete."),
+            409: error("The scorecard is already submitted."),
+        },
+    )
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
         """Submit your complete draft. A second submission answers 409."""
@@ -142,7 +166,10 @@ class DecisionView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=DecisionInputSerializer, responses={200: DebriefSerializer})
+    @extend_schema(
+        request=DecisionInputSerializer,
+        responses={200: DebriefSerializer, 409: error("The loop is already decided.")},
+    )
     def post(self, request: Request, pk: int) -> Response:
         loop = selectors.loop_for_debrief(user=request.user, pk=pk)
         if not is_recruiter(request.user):
@@ -176,7 +203,10 @@ class CalibrationLatestView(APIView):
 
     @extend_schema(
         parameters=[CalibrationScopeSerializer],
-        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        responses={
+            200: OpenApiTypes.OBJECT,
+            404: error("No such role or level, or no calibration of it yet."),
+        },
     )
     def get(self, request: Request) -> Response:
         role, level = _scope(request)
@@ -192,7 +222,11 @@ class CalibrationHistoryView(APIView):
     permission_classes = [IsLead]
 
     @extend_schema(
-        parameters=[CalibrationScopeSerializer], responses={200: SnapshotSerializer(many=True)}
+        parameters=[CalibrationScopeSerializer],
+        responses={
+            200: SnapshotSerializer(many=True),
+            404: error("No such role or level."),
+        },
     )
     def get(self, request: Request) -> Response:
         role, level = _scope(request)
@@ -246,7 +280,10 @@ class CandidateEraseView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        request=None,
+        responses={200: OpenApiTypes.OBJECT, 409: error("Already erased.")},
+    )
     def post(self, request: Request, pk: int) -> Response:
         candidate = services.candidate_erase(
             candidate=_candidate_for_recruiter(request, pk), by=request.user

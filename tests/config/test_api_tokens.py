@@ -53,3 +53,16 @@ def test_a_wrong_password_gets_no_token(interviewer):
     assert response.status_code == 400
     assert response.json() == {"non_field_errors": ["Unable to log in with provided credentials."]}
     assert not Token.objects.exists()
+
+
+def test_a_stale_token_does_not_stop_signing_in(interviewer):
+    # Signing in takes a password; credentials sent along are not looked at.
+    old = obtain("ines")
+    token_client(old).delete("/api/v1/auth/token/")
+
+    response = token_client(old).post(
+        "/api/v1/auth/token/", {"username": "ines", "password": "pw"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["token"] == Token.objects.get().key != old

@@ -51,6 +51,25 @@ def more(world, loop):  # type: ignore[no-untyped-def]
     return q
 
 
+@pytest.mark.parametrize(
+    ("query", "error"),
+    [
+        ("", "This field is required."),
+        ("?item=", "A valid integer is required."),
+        ("?item=abc", "A valid integer is required."),
+    ],
+)
+def test_alternatives_need_the_item_to_replace(recruiter, loop, query, error):
+    it = item(loop, "serving-1")
+
+    response = client_for(recruiter).get(
+        f"/api/v1/interviews/{it.interview_id}/alternatives/{query}"
+    )
+
+    assert response.status_code == 400
+    assert response.json() == {"item": [error]}
+
+
 def test_it_ranks_the_alternatives_under_the_assembly_rules(recruiter, loop, more):
     q = more
     response = client_for(recruiter).get(alternatives_url(item(loop, "serving-1")))
@@ -161,14 +180,11 @@ def test_it_answers_404_for_an_item_of_another_interview(recruiter, loop, interv
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("item_param", ["other", "junk", ""])
-def test_alternatives_answer_404_for_an_item_not_in_the_interview(
-    recruiter, interviews, item_param
-):
+def test_alternatives_answer_404_for_an_item_not_in_the_interview(recruiter, interviews):
+    # Not a number at all is a 400: see test_alternatives_need_the_item_to_replace.
     other = interviews[1].questions.first().pk
-    value = {"other": str(other), "junk": "abc", "": ""}[item_param]
     response = client_for(recruiter).get(
-        f"/api/v1/interviews/{interviews[0].pk}/alternatives/?item={value}"
+        f"/api/v1/interviews/{interviews[0].pk}/alternatives/?item={other}"
     )
     assert response.status_code == 404
 

@@ -1,0 +1,273 @@
+"""The world the fuzz runs against, what it draws from, and the requests it cannot make.
+
+* `build_world()`: the demo (`seed_demo`: the starter bank, 23 loops, six interviewers'
+  scorecards), a calibration snapshot, two drafts of demo-interviewer-1 (one empty, one
+  ready to submit) and an erased candidate, so every documented outcome has an object.
+* `dictionaries()`: the ids, names and slugs that exist, for schemathesis to draw from.
+* `well_formed()`: requests random data does not put together (a whole scorecard, a
+  template's slots, a swap with a ranked alternative) and errors it reaches only by
+  luck; each is sent as every persona and checked like a generated case.
+"""
+
+import io
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from interviews import selectors as interview_selectors
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop
+from kit.models import Competency, FollowUp, Level, LoopTemplate, Question, Role, RubricItem
+from scoring import services
+from scoring.models import CalibrationJob, Scorecard
+
+INTERVIEWER = "demo-interviewer-1"
+Request = tuple[str, dict[str, Any]]  # (operation label, the case's parts)
+
+
+def build_world() -> None:
+    call_command("seed_demo", stdout=io.StringIO())
+    lead = User.objects.get(username="demo-lead")
+    services.calibration_run_now(role=Role.objects.get(name="AI Infrastructure Engineer"), by=lead)
+    interviewer = User.objects.get(username=INTERVIEWER)
+    owed = Interview.objects.filter(panel__user=interviewer).exclude(
+        scorecards__interviewer=interviewer
+    )
+    # The card owed on the loop being scored: started, nothing rated yet.
+    services.scorecard_start(
+        interview=owed.filter(loop__status=Loop.Status.IN_PROGRESS).first(), by=interviewer
+    )
+    # One for an upcoming interview, filled in and ready to submit.
+    ready = services.scorecard_start(
+        interview=owed.filter(loop__status=Loop.Status.SCHEDULED).order_by("pk").first(),
+        by=interviewer,
+    )
+    services.scorecard_save_draft(
+        scorecard=ready,
+        by=interviewer,
+        recommendation="yes",
+        summary="Solid on the core points.",
+        ratings=[
+            services.RatingInput(item=item.pk, rating=3)
+            for item in ready.interview.questions.order_by("order")
+        ],
+    )
+    recruiter = User.objects.get(username="demo-recruiter")
+    services.candidate_erase(candidate=Candidate.objects.order_by("pk").first(), by=recruiter)
+
+
+def dictionaries() -> dict[str, list[Any]]:
+    """Return what exists: ids, names and slugs, by dictionary name.
+
+    Ids come both as numbers and as text: a viewset's id is text in the schema (its
+    route is a regex), a view's `<int:pk>` an integer, and schemathesis draws only the
+    entries that fit the parameter it fills.
+    """
+
+    def ids(model: Any) -> list[Any]:
+        pks = list(model.objects.order_by("pk").values_list("pk", flat=True))
+        return [*pks, *map(str, pks)]
+
+    def values(model: Any, name: str) -> list[Any]:
+        return list(model.objects.order_by("pk").values_list(name, flat=True))
+
+    found = {
+        "roles": ids(Role),
+        "levels": ids(Level),
+        "competencies": ids(Competency),
+        "questions": ids(Question),
+        "loop-templates": ids(LoopTemplate),
+        "candidates": ids(Candidate),
+        "loops": ids(Loop),
+        "interviews": ids(Interview),
+        "scorecards": ids(Scorecard),
+        "calibration": ids(CalibrationJob),
+        "items": ids(InterviewQuestion),
+        "rubric": ids(RubricItem),
+        "follow-ups": ids(FollowUp),
+        "role-names": values(Role, "name"),
+        "level-names": values(Level, "name"),
+        "slugs": values(Competency, "slug"),
+        "usernames": values(User, "username"),
+    }
+    return {name: entries for name, entries in found.items() if entries}
+
+
+def _card_body(card: Scorecard, **changes: Any) -> dict[str, Any]:
+    ratings = [
+        {
+            "item": r.item_id,
+            "rating": r.rating,
+            "not_asked": r.not_asked,
+            "not_asked_reason": r.not_asked_reason,
+            "checked": sorted(c.pk for c in r.checked.all()),
+        }
+        for r in card.ratings.order_by("pk")
+    ]
+    return {
+        "recommendation": card.recommendation,
+        "summary": card.summary,
+        "ratings": ratings,
+        **changes,
+    }
+
+
+def _path(pk: int, text: bool = True) -> dict[str, Any]:
+    return {"id": str(pk) if text else pk}
+
+
+def well_formed() -> list[Request]:
+    interviewer = User.objects.get(username=INTERVIEWER)
+    cards = Scorecard.objects.filter(interviewer=interviewer)
+    drafts = cards.filter(status=Scorecard.Status.DRAFT)
+    empty = drafts.get(ratings=None)
+    ready = drafts.exclude(ratings=None).distinct().get()
+    submitted = cards.filter(
+        status=Scorecard.Status.SUBMITTED, interview__loop__status=Loop.Status.DEBRIEF
+    ).first()
+    assert submitted is not None
+    first_item = empty.interview.questions.order_by("order").first()
+    assert first_item is not None
+
+    template = LoopTemplate.objects.order_by("pk").first()
+    assert template is not None
+    other_level = Level.objects.exclude(pk=template.level_id).first()
+    assert other_level is not None
+    template_body = {
+        "role": template.role.name,
+        "level": template.level.name,
+        "name": template.name,
+        "slots": [
+            {
+                "title": slot.title,
+                "minutes": slot.minutes,
+                "competencies": [c.slug for c in slot.competencies.all()],
+                "question_count": slot.question_count,
+                "interviewer_count": slot.interviewer_count,
+            }
+            for slot in template.slots.order_by("order")
+        ],
+    }
+
+    upcoming = Interview.objects.filter(loop__status=Loop.Status.SCHEDULED).order_by("pk").first()
+    assert upcoming is not None
+    items = list(upcoming.questions.order_by("order"))
+    swappable = next(
+        (
+            (item, options[0].question_id)
+            for item in items
+            if (options := interview_selectors.swap_alternatives(item=item))
+        ),
+        None,
+    )
+    assert swappable is not None, "no question of the upcoming interview has an alternative"
+    panel = [p.user.username for p in upcoming.panel.filter(is_shadow=False)]
+    debrief = Loop.objects.filter(status=Loop.Status.DEBRIEF).order_by("pk").first()
+    decided = Loop.objects.filter(status=Loop.Status.DECIDED).order_by("pk").first()
+    assert debrief is not None and decided is not None
+    competency = Competency.objects.order_by("pk").first()
+    assert competency is not None
+
+    return [
+        ("POST /api/v1/auth/token/", {"body": {"username": "demo-lead", "password": "demo"}}),
+        # scorecards: save a draft, submit one, amend a submitted one
+        (
+            "PUT /api/v1/scorecards/{id}/",
+            {
+                "path_parameters": _path(empty.pk),
+                "body": _card_body(empty, ratings=[{"item": first_item.pk, "rating": 3}]),
+            },
+        ),
+        (
+            "PUT /api/v1/scorecards/{id}/",
+            {
+                "path_parameters": _path(empty.pk),
+                "body": _card_body(empty, ratings=[{"item": 0, "rating": 3}]),
+            },
+        ),
+        ("PUT /api/v1/scorecards/{id}/", {"path_parameters": _path(submitted.pk), "body": {}}),
+        ("POST /api/v1/scorecards/{id}/submit/", {"path_parameters": _path(empty.pk)}),
+        ("POST /api/v1/scorecards/{id}/submit/", {"path_parameters": _path(ready.pk)}),
+        ("POST /api/v1/scorecards/{id}/submit/", {"path_parameters": _path(submitted.pk)}),
+        ("GET /api/v1/scorecards/", {"query": {"interview": "first"}}),
+        (
+            "POST /api/v1/scorecards/{id}/amend/",
+            {
+                "path_parameters": _path(submitted.pk),
+                "body": _card_body(
+                    submitted,
+                    reason="Mixed up two candidates' notes.",
+                    summary=f"{submitted.summary} (amended)",
+                ),
+            },
+        ),
+        (
+            "POST /api/v1/scorecards/{id}/amend/",
+            {"path_parameters": _path(submitted.pk), "body": _card_body(submitted, reason="")},
+        ),
+        # the loop's decision
+        (
+            "POST /api/v1/loops/{id}/decision/",
+            {
+                "path_parameters": _path(debrief.pk, text=False),
+                "body": {"decision": "hire", "rationale": "Strong signal from every interview."},
+            },
+        ),
+        (
+            "POST /api/v1/loops/{id}/decision/",
+            {
+                "path_parameters": _path(debrief.pk, text=False),
+                "body": {"decision": "hire", "rationale": ""},
+            },
+        ),
+        (
+            "POST /api/v1/loops/{id}/decision/",
+            {
+                "path_parameters": _path(decided.pk, text=False),
+                "body": {"decision": "no_hire", "rationale": "Second thoughts."},
+            },
+        ),
+        # an upcoming interview: its panel, its questions' order, a swap
+        (
+            "PUT /api/v1/interviews/{id}/",
+            {
+                "path_parameters": _path(upcoming.pk),
+                "body": {"interviewers": panel, "scheduled_start": None, "scheduled_end": None},
+            },
+        ),
+        (
+            "PUT /api/v1/interviews/{id}/",
+            {"path_parameters": _path(upcoming.pk), "body": {"interviewers": []}},
+        ),
+        ("GET /api/v1/interviews/", {"query": {"loop": "first"}}),
+        (
+            "POST /api/v1/interviews/{id}/reorder/",
+            {
+                "path_parameters": _path(upcoming.pk),
+                "body": {"order": [item.pk for item in reversed(items)]},
+            },
+        ),
+        (
+            "POST /api/v1/interviews/{id}/swap/",
+            {
+                "path_parameters": _path(upcoming.pk),
+                "body": {"item": swappable[0].pk, "question": swappable[1]},
+            },
+        ),
+        # the bank: a template saved as it is, or moved to another level (refused)
+        (
+            "PUT /api/v1/loop-templates/{id}/",
+            {"path_parameters": _path(template.pk), "body": template_body},
+        ),
+        (
+            "PUT /api/v1/loop-templates/{id}/",
+            {
+                "path_parameters": _path(template.pk),
+                "body": {**template_body, "level": other_level.name},
+            },
+        ),
+        (
+            "PATCH /api/v1/competencies/{id}/",
+            {"path_parameters": _path(competency.pk), "body": {"slug": "not a slug"}},
+        ),
+    ]
