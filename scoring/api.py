@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from config.openapi import error
 from interviews.api import IdFilter
 from interviews.models import Candidate
-from interviews.selectors import interviews_visible_to
+from interviews.selectors import interview_on_panel_get
 from kit.models import Level, Role
 from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
@@ -79,6 +79,9 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def _own(self, pk: str) -> Scorecard:
         return selectors.own_scorecard_get(user=self.request.user, pk=int(pk))
 
+    def _own_ref(self, pk: str) -> Scorecard:
+        return selectors.own_scorecard_ref(user=self.request.user, pk=int(pk))
+
     def _out(self, pk: int, code: int = status.HTTP_200_OK) -> Response:
         card = selectors.own_scorecard_get(user=self.request.user, pk=pk)
         return Response(ScorecardSerializer(card).data, status=code)
@@ -91,9 +94,8 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         """Start (or return) your draft scorecard for an interview you are on."""
         serializer = ScorecardStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        interview = get_object_or_404(
-            interviews_visible_to(request.user).filter(panel__user=request.user),
-            pk=serializer.validated_data["interview"],
+        interview = interview_on_panel_get(
+            user=request.user, pk=serializer.validated_data["interview"]
         )
         card = services.scorecard_start(interview=interview, by=request.user)
         return self._out(card.pk, status.HTTP_201_CREATED)
@@ -104,7 +106,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     )
     def update(self, request: Request, pk: str) -> Response:
         """Save your draft as given (the whole card: missing ratings are removed)."""
-        card = self._own(pk)
+        card = self._own_ref(pk)
         serializer = ScorecardInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -128,7 +130,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
         """Submit your complete draft. A second submission answers 409."""
-        card = services.scorecard_submit(scorecard=self._own(pk), by=request.user)
+        card = services.scorecard_submit(scorecard=self._own_ref(pk), by=request.user)
         return self._out(card.pk)
 
     @extend_schema(request=AmendInputSerializer, responses={201: AmendmentSerializer})
