@@ -496,18 +496,39 @@ def calibration_request_all() -> int:
     return sum(1 for role in roles if calibration_request(role=role))
 
 
-def calibration_sweep(*, older_than_seconds: int = 60) -> int:
-    """Publish again the jobs still queued long after their task should have run.
+# A job claimed this many times without finishing crashes whoever runs it: stop.
+CALIBRATION_MAX_ATTEMPTS = 5
 
-    Covers a broker that was down when the job was requested: the job waited in
-    the database and runs once the broker is back. Claiming makes a duplicate
-    publish harmless.
+
+def calibration_sweep(*, older_than_seconds: int = 60, stuck_after_seconds: int = 1800) -> int:
+    """Publish again the jobs still queued long after their task should have run,
+    and the jobs running so long that their task must have been lost.
+
+    Covers a broker that was down when the job was requested (the job waited in
+    the database and runs once the broker is back) and a broker restarted
+    without its data while a job ran (the unacknowledged task is gone, so no
+    redelivery will come). Claiming makes a duplicate publish harmless, and a
+    rerun stores nothing twice (snapshots are keyed by their inputs). A job
+    claimed CALIBRATION_MAX_ATTEMPTS times without finishing is marked failed.
     """
-    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    now = timezone.now()
+    Job = CalibrationJob
+    stuck = Job.objects.filter(
+        status=Job.Status.RUNNING, started_at__lte=now - timedelta(seconds=stuck_after_seconds)
+    )
+    stuck.filter(attempts__gte=CALIBRATION_MAX_ATTEMPTS).update(
+        status=Job.Status.FAILED,
+        finished_at=now,
+        error=f"Gave up after {CALIBRATION_MAX_ATTEMPTS} attempts that never finished.",
+    )
+    cutoff = now - timedelta(seconds=older_than_seconds)
     stranded = list(
-        CalibrationJob.objects.filter(
-            status=CalibrationJob.Status.QUEUED, requested_at__lte=cutoff
-        ).values_list("pk", flat=True)
+        Job.objects.filter(
+            Q(status=Job.Status.QUEUED, requested_at__lte=cutoff)
+            | Q(pk__in=stuck.filter(attempts__lt=CALIBRATION_MAX_ATTEMPTS).values("pk"))
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
     )
     for job_id in stranded:
         _publish(job_id)

@@ -255,6 +255,52 @@ def test_a_swept_job_runs_once_even_if_its_first_publish_arrives_too(
     assert CalibrationSnapshot.objects.filter(level=None).count() == 1
 
 
+def running_since(job: CalibrationJob, seconds: int, attempts: int = 1) -> CalibrationJob:
+    CalibrationJob.objects.filter(pk=job.pk).update(
+        status="running", attempts=attempts, started_at=timezone.now() - timedelta(seconds=seconds)
+    )
+    return job
+
+
+def test_the_sweep_publishes_again_a_job_whose_run_was_lost(db: None, publishes: list[int]) -> None:
+    lost = running_since(CalibrationJob.objects.create(role=RoleFactory(name="Lost")), 7200)
+    running_since(CalibrationJob.objects.create(role=RoleFactory(name="Busy")), 600)
+    before = list(CalibrationJob.objects.order_by("pk").values())
+
+    assert services.calibration_sweep(older_than_seconds=60, stuck_after_seconds=1800) == 1
+
+    assert publishes == [lost.pk]
+    assert list(CalibrationJob.objects.order_by("pk").values()) == before
+
+
+def test_the_sweep_gives_up_on_a_job_that_never_finishes(db: None, publishes: list[int]) -> None:
+    poison = running_since(
+        CalibrationJob.objects.create(role=RoleFactory(name="Poison")), 7200, attempts=5
+    )
+
+    assert services.calibration_sweep(older_than_seconds=60, stuck_after_seconds=1800) == 0
+
+    assert publishes == []
+    poison.refresh_from_db()
+    assert (poison.status, poison.error) == (
+        "failed",
+        "Gave up after 5 attempts that never finished.",
+    )
+    assert poison.finished_at is not None
+
+
+def test_a_lost_run_is_done_again_once(queued: CalibrationJob) -> None:
+    running_since(queued, 7200)
+
+    # Eager Celery: the sweep's publish runs the job here and now.
+    assert services.calibration_sweep(stuck_after_seconds=1800) == 1
+    assert services.calibration_sweep(stuck_after_seconds=1800) == 0
+
+    queued.refresh_from_db()
+    assert (queued.status, queued.attempts) == ("done", 2)
+    assert CalibrationSnapshot.objects.filter(level=None).count() == 1
+
+
 def test_the_nightly_run_queues_one_job_per_role_with_ratings(
     queued: CalibrationJob, publishes: list[int]
 ) -> None:
