@@ -145,7 +145,10 @@ def run_slice(user_class: type[Client], *, stack: Stack, plan: list[dict], secon
     env = Environment(user_classes=[user_class], host=stack.base_url)
     runner = env.create_local_runner()
     runner.start(len(plan), spawn_rate=len(plan))
-    while runner.user_count < len(plan):
+    # Bounded: a client that finds no seat left stops at once, so the count may never
+    # reach the plan (the run then reports the clients that ran out and fails).
+    deadline = time.monotonic() + 30
+    while runner.user_count < len(plan) and not RAN_OUT and time.monotonic() < deadline:
         gevent.sleep(0.05)
     gevent.sleep(2.0)  # let every client get going (connections, first requests) before measuring
     env.stats.reset_all()
@@ -206,9 +209,10 @@ def main() -> int:
                         help="fail below this scorecard/baseline requests/s ratio")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    # Each seat is four requests. The fastest rate seen here was ~5 seats/s for 16 clients,
-    # about one seat per client in 3 s: one a second leaves ample headroom.
-    seats = args.seats or max(30, int(args.duration))
+    # Each seat is four requests. On a busy machine 16 clients used ~10 seats/s; an idle
+    # one ran the CI's 60 s out of 60 seats a client (and hung, before the bounded wait
+    # above). Three a second per client is more than gunicorn can serve here.
+    seats = args.seats or max(30, 3 * int(args.duration))
 
     with Stack("load") as stack:
         t0 = time.monotonic()
