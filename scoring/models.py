@@ -14,10 +14,10 @@ class Scorecard(models.Model):
         SUBMITTED = "submitted"
 
     class Recommendation(models.TextChoices):
-        STRONG_NO = "strong_no", "strong no"
+        STRONG_NO = "strong_no", "Strong no"
         NO = "no"
         YES = "yes"
-        STRONG_YES = "strong_yes", "strong yes"
+        STRONG_YES = "strong_yes", "Strong yes"
 
     # Indexed by one_scorecard_per_interviewer's (interview, interviewer).
     interview = models.ForeignKey(

@@ -53,8 +53,8 @@ def test_a_recruiter_sees_the_grid_summaries_and_who_is_pending(
     assert "<h1>Debrief: Casey Quinn</h1>" in body
     for item in [*panel.questions(first), *panel.questions(second)]:
         assert f'<th title="{item.question.title}">' in body
-    assert '<span class="rec rec-strong_yes">strong yes</span>' in body
-    assert '<span class="rec rec-strong_no">strong no</span>' in body
+    assert '<span class="rec rec-strong_yes">Strong yes</span>' in body
+    assert '<span class="rec rec-strong_no">Strong no</span>' in body
     assert body.count('<span class="score">4</span>') == 3
     assert body.count('<span class="score">1</span>') == 4
     assert '<span class="score">2</span>' in body
