@@ -15,7 +15,15 @@ from scoring import services
 from scoring.models import CalibrationJob
 from scoring.views import EXPORT_COLUMNS
 from tests.calibration.conftest import PANEL, Calibrated
-from tests.calibration.helpers import ROLE, counts, import_scorecards, tables
+from tests.calibration.helpers import (
+    ROLE,
+    calibrate_json,
+    counts,
+    import_scorecards,
+    lenient_panel_rows,
+    tables,
+    write_csv,
+)
 from tests.conftest import make_user
 from tests.factories import RoleFactory
 from tests.integration.data import write_ratings_csv
@@ -72,6 +80,24 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     assert '<script id="calibration-data" type="application/json">' in html
     assert not re.search(r"<script[^>]+src=[\"']?(https?:)?//", html)
     assert "Recalculate now" in html
+
+
+def test_thin_data_comes_with_a_warning(
+    client: Client, lead: User, role: Role, tmp_path: Path
+) -> None:
+    rows = [r for r in lenient_panel_rows(candidates=2) if r[1] in ("rater-1", "rater-2")]
+    import_scorecards(write_csv(tmp_path / "thin.csv", rows), "--role", ROLE, "--scale-max", "7")
+    calibrate_json()
+
+    html = page(client, lead, role=role.pk)
+
+    assert "Too little data for stable figures yet (2 candidates, 8 ratings)." in html
+
+
+def test_a_panel_of_ten_candidates_has_no_thin_data_warning(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    assert "Too little data" not in page(client, lead, role=calibrated.role.pk)
 
 
 def test_the_level_filter_shows_the_level_snapshot(
