@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 from config.exceptions import ApplicationError
 from kit import selectors, services
 from kit.filters import QuestionFilter
-from kit.models import Question, RubricItem
+from kit.models import RubricItem
 from kit.permissions import is_lead
 
 
@@ -45,7 +45,6 @@ def question_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "rubric_groups": groups,
             "versions": selectors.question_versions(question=question),
             "can_edit": is_lead(request.user),
-            "statuses": Question.Status.choices,
         },
     )
 

@@ -512,19 +512,19 @@ def calibration_sweep(*, older_than_seconds: int = 60, stuck_after_seconds: int 
     claimed CALIBRATION_MAX_ATTEMPTS times without finishing is marked failed.
     """
     now = timezone.now()
-    Job = CalibrationJob
-    stuck = Job.objects.filter(
-        status=Job.Status.RUNNING, started_at__lte=now - timedelta(seconds=stuck_after_seconds)
+    stuck = CalibrationJob.objects.filter(
+        status=CalibrationJob.Status.RUNNING,
+        started_at__lte=now - timedelta(seconds=stuck_after_seconds),
     )
     stuck.filter(attempts__gte=CALIBRATION_MAX_ATTEMPTS).update(
-        status=Job.Status.FAILED,
+        status=CalibrationJob.Status.FAILED,
         finished_at=now,
         error=f"Gave up after {CALIBRATION_MAX_ATTEMPTS} attempts that never finished.",
     )
     cutoff = now - timedelta(seconds=older_than_seconds)
     stranded = list(
-        Job.objects.filter(
-            Q(status=Job.Status.QUEUED, requested_at__lte=cutoff)
+        CalibrationJob.objects.filter(
+            Q(status=CalibrationJob.Status.QUEUED, requested_at__lte=cutoff)
             | Q(pk__in=stuck.filter(attempts__lt=CALIBRATION_MAX_ATTEMPTS).values("pk"))
         )
         .order_by("pk")

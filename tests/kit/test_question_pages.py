@@ -9,7 +9,7 @@ from django.test import Client
 from pytest_django import DjangoAssertNumQueries
 
 from kit import services
-from kit.models import Question
+from kit.models import AuditEvent, Question
 from tests.factories import RoleFactory, make_question
 from tests.kit.bank import ROLE
 
@@ -272,8 +272,6 @@ def status_url(question: Question) -> str:
 def test_a_lead_retires_and_restores_a_question_from_its_page(
     lead: User, bank: dict[str, Question]
 ) -> None:
-    from kit.models import AuditEvent
-
     web = Client()
     web.force_login(lead)
     question = bank["a"]
@@ -312,8 +310,6 @@ def test_the_status_form_is_shown_to_leads_only(
 def test_only_leads_change_a_status(
     request: pytest.FixtureRequest, persona: str, bank: dict[str, Question]
 ) -> None:
-    from kit.models import AuditEvent
-
     web = Client()
     web.force_login(request.getfixturevalue(persona))
 
@@ -329,8 +325,6 @@ def test_only_leads_change_a_status(
 def test_an_unknown_status_is_a_400_naming_the_choices(
     lead: User, bank: dict[str, Question], status: str
 ) -> None:
-    from kit.models import AuditEvent
-
     web = Client()
     web.force_login(lead)
 
