@@ -74,17 +74,21 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def get_queryset(self):  # type: ignore[no-untyped-def]
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Scorecard.objects.none()
-        return selectors.scorecards_for_api(user=self.request.user).order_by("id")
+        cards = selectors.scorecards_for_api(user=self.request.user)
+        return cards.select_related("interviewer", "interview").order_by("id")
+
+    def list(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(selectors.scorecard_documents(page))
+
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return Response(selectors.scorecard_document(self.get_object()))
 
     def _own(self, pk: str) -> Scorecard:
         return selectors.own_scorecard_get(user=self.request.user, pk=int(pk))
 
     def _own_ref(self, pk: str) -> Scorecard:
         return selectors.own_scorecard_ref(user=self.request.user, pk=int(pk))
-
-    def _out(self, pk: int, code: int = status.HTTP_200_OK) -> Response:
-        card = selectors.own_scorecard_get(user=self.request.user, pk=pk)
-        return Response(ScorecardSerializer(card).data, status=code)
 
     @extend_schema(
         request=ScorecardStartSerializer,
@@ -98,7 +102,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             user=request.user, pk=serializer.validated_data["interview"]
         )
         card = services.scorecard_start(interview=interview, by=request.user)
-        return self._out(card.pk, status.HTTP_201_CREATED)
+        return Response(selectors.scorecard_document(card), status=status.HTTP_201_CREATED)
 
     @extend_schema(
         request=ScorecardInputSerializer,
@@ -110,14 +114,14 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         serializer = ScorecardInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        services.scorecard_save_draft(
+        card = services.scorecard_save_draft(
             scorecard=card,
             by=request.user,
             recommendation=data["recommendation"],
             summary=data["summary"],
             ratings=_ratings(data),
         )
-        return self._out(card.pk)
+        return Response(selectors.scorecard_document(card))
 
     @extend_schema(
         request=None,
@@ -131,7 +135,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def submit(self, request: Request, pk: str) -> Response:
         """Submit your complete draft. A second submission answers 409."""
         card = services.scorecard_submit(scorecard=self._own_ref(pk), by=request.user)
-        return self._out(card.pk)
+        return Response(selectors.scorecard_document(card))
 
     @extend_schema(request=AmendInputSerializer, responses={201: AmendmentSerializer})
     @action(detail=True, methods=["post"])
@@ -160,7 +164,7 @@ class DebriefView(APIView):
     @extend_schema(responses={200: DebriefSerializer})
     def get(self, request: Request, pk: int) -> Response:
         loop = selectors.loop_for_debrief(user=request.user, pk=pk)
-        return Response(DebriefSerializer(selectors.debrief(user=request.user, loop=loop)).data)
+        return Response(selectors.debrief_document(user=request.user, loop=loop))
 
 
 class DecisionView(APIView):
@@ -180,7 +184,7 @@ class DecisionView(APIView):
         serializer.is_valid(raise_exception=True)
         loop = services.loop_decide(loop=loop, by=request.user, **serializer.validated_data)
         loop = selectors.loop_for_debrief(user=request.user, pk=loop.pk)
-        return Response(DebriefSerializer(selectors.debrief(user=request.user, loop=loop)).data)
+        return Response(selectors.debrief_document(user=request.user, loop=loop))
 
 
 def _scope(request: Request) -> tuple[Role, Level | None]:

@@ -5,12 +5,13 @@ until they have submitted every scorecard they owe in it; drafts are only ever
 seen by their author; recruiters see all submitted scorecards.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
 from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
 
@@ -49,15 +50,28 @@ def _with_ratings(scorecards: QuerySet[Scorecard]) -> QuerySet[Scorecard]:
     )
 
 
+def _seats_submitted(seats: QuerySet[Panelist]) -> QuerySet[Panelist]:
+    """Annotate each seat with whether its holder has submitted the interview's card."""
+    return seats.annotate(
+        submitted=Exists(
+            Scorecard.objects.filter(
+                interview=OuterRef("interview"),
+                interviewer=OuterRef("user"),
+                status=Scorecard.Status.SUBMITTED,
+            )
+        )
+    )
+
+
+def _nothing_owed(submitted: list[bool]) -> bool:
+    """The blind rule's test, given whether each of the user's seats in a loop is submitted."""
+    return bool(submitted) and all(submitted)
+
+
 def owes_nothing(*, user: User, loop: Loop) -> bool:
     """Return whether the user has submitted a scorecard for every seat they hold in the loop."""
-    seats = Panelist.objects.filter(interview__loop=loop, user=user)  # type: ignore[misc]
-    if not seats.exists():
-        return False
-    submitted = Scorecard.objects.filter(
-        interview__loop=loop, interviewer=user, status=Scorecard.Status.SUBMITTED
-    ).count()
-    return submitted >= seats.count()
+    seats = _seats_submitted(Panelist.objects.filter(interview__loop=loop, user=user))  # type: ignore[misc]
+    return _nothing_owed(list(seats.values_list("submitted", flat=True)))
 
 
 def is_blind(*, user: User, loop: Loop) -> bool:
@@ -65,16 +79,19 @@ def is_blind(*, user: User, loop: Loop) -> bool:
     return not (is_recruiter(user) or owes_nothing(user=user, loop=loop))
 
 
+def _visible(*, user: User, loop: Loop, blind: bool) -> QuerySet[Scorecard]:
+    cards = Scorecard.objects.filter(interview__loop=loop)
+    own = Q(interviewer=user) if user.is_authenticated else Q(pk__in=[])
+    return cards.filter(own if blind else own | Q(status=Scorecard.Status.SUBMITTED))
+
+
 def scorecards_visible_to(
     *, user: User, loop: Loop, blind: bool | None = None
 ) -> QuerySet[Scorecard]:
     """Return the loop's scorecards the user may read (the blind rule lives here)."""
-    cards = Scorecard.objects.filter(interview__loop=loop)
-    own = Q(interviewer=user) if user.is_authenticated else Q(pk__in=[])
-    submitted = Q(status=Scorecard.Status.SUBMITTED)
     if blind is None:
         blind = is_blind(user=user, loop=loop)
-    return _with_ratings(cards.filter(own if blind else own | submitted))
+    return _with_ratings(_visible(user=user, loop=loop, blind=blind))
 
 
 def own_scorecards(*, user: User) -> QuerySet[Scorecard]:
@@ -82,10 +99,9 @@ def own_scorecards(*, user: User) -> QuerySet[Scorecard]:
 
 
 def scorecards_for_api(*, user: User) -> QuerySet[Scorecard]:
-    """Return every scorecard the user may read across loops, for the API list."""
+    """Return every scorecard the user may read across loops, for the API (rows alone)."""
     if is_recruiter(user):
-        cards = Scorecard.objects.filter(Q(status=Scorecard.Status.SUBMITTED) | Q(interviewer=user))
-        return _with_ratings(cards)
+        return Scorecard.objects.filter(Q(status=Scorecard.Status.SUBMITTED) | Q(interviewer=user))
     # Loops where the user owes nothing: no seat of theirs there lacks a submitted card.
     seats = Panelist.objects.filter(user=user)  # type: ignore[misc]
     unsubmitted = seats.exclude(
@@ -99,10 +115,9 @@ def scorecards_for_api(*, user: User) -> QuerySet[Scorecard]:
     )
     open_loops = unsubmitted.values("interview__loop")
     unblinded = seats.exclude(interview__loop__in=open_loops).values("interview__loop")
-    cards = Scorecard.objects.filter(
+    return Scorecard.objects.filter(
         Q(interviewer=user) | Q(status=Scorecard.Status.SUBMITTED, interview__loop__in=unblinded)
     )
-    return _with_ratings(cards)
 
 
 def own_scorecard_get(*, user: User, pk: int) -> Scorecard:
@@ -248,6 +263,125 @@ def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:
         strong_covered=sum(r.pk in checked for r in strong),
         red_flags=[r for r in rubric if r.kind == RubricItem.Kind.RED_FLAG and r.pk in checked],
     )
+
+
+# --- API documents ----------------------------------------------------------------------
+# The scorecard endpoints answer every autosave and submit, and building their nested
+# JSON from model objects through nested serializers was most of their cost. These
+# build it from plain rows; the serializers in scoring/serializers.py describe the shape
+# for the schema (and the schema checks in tests/fuzz hold the two together).
+
+
+def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
+    """Return the cards as the API shows them, in the order given.
+
+    The cards come with their interviewer and interview loaded. At most three
+    queries whatever the number of cards: the ratings; the rubric items ticked
+    and the follow-ups asked, only if there are ratings; the amendments, only
+    if a card is submitted (drafts have none).
+    """
+    ids = [card.pk for card in cards]
+    ratings: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    by_id: dict[int, dict[str, Any]] = {}
+    rows = QuestionRating.objects.filter(scorecard_id__in=ids).values_list(
+        "id", "scorecard_id", "item_id", "item__question_id", "item__question__title",
+        "version__number", "rating", "not_asked", "not_asked_reason", "notes",
+    )  # fmt: skip
+    for pk, card, item, question, title, version, rating, not_asked, reason, notes in rows:
+        doc = {
+            "id": pk, "item": item, "question": question, "title": title, "version": version,
+            "rating": rating, "not_asked": not_asked, "not_asked_reason": reason,
+            "checked": [], "follow_ups_asked": [], "notes": notes,
+        }  # fmt: skip
+        ratings[card].append(doc)
+        by_id[pk] = doc
+    if by_id:
+        # Rubric items ticked and follow-ups asked, in one query.
+        rated = list(by_id)
+        checked = QuestionRating.checked.through.objects.filter(questionrating_id__in=rated)
+        asked = QuestionRating.follow_ups_asked.through.objects.filter(questionrating_id__in=rated)
+        links = checked.values_list("questionrating_id", "rubricitem_id", Value("checked")).union(
+            asked.values_list("questionrating_id", "followup_id", Value("follow_ups_asked")),
+            all=True,
+        )
+        for rating_id, pk, field in sorted(links, key=lambda link: link[1]):
+            by_id[rating_id][field].append(pk)
+    amendments: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    submitted = [card.pk for card in cards if card.is_submitted]
+    if submitted:
+        rows = Amendment.objects.filter(scorecard_id__in=submitted).values_list(
+            "scorecard_id", "id", "by__username", "at", "reason", "before", "after"
+        )
+        for card, pk, by, at, reason, before, after in rows:
+            amendments[card].append(
+                {"id": pk, "by": by, "at": at, "reason": reason, "before": before, "after": after}
+            )
+    return [
+        {
+            "id": card.pk,
+            "interview": card.interview_id,
+            "loop": card.interview.loop_id,
+            "interviewer": card.interviewer.username,
+            "is_shadow": card.is_shadow,
+            "status": card.status,
+            "recommendation": card.recommendation,
+            "summary": card.summary,
+            "submitted_at": card.submitted_at,
+            "updated_at": card.updated_at,
+            "ratings": ratings[card.pk],
+            "amendments": amendments[card.pk],
+        }
+        for card in cards
+    ]
+
+
+def scorecard_document(card: Scorecard) -> dict[str, Any]:
+    return scorecard_documents([card])[0]
+
+
+def debrief_document(*, user: User, loop: Loop) -> dict[str, Any]:
+    """Return the loop's debrief as the API shows it: the loop, whether the caller is
+    still blind, the scorecards they may read and the seats still pending.
+
+    The loop comes from loop_for_debrief. Every seat of the loop is read once, with
+    whether it is submitted: that answers both the blind rule and who is pending.
+    """
+    seats = list(
+        _seats_submitted(Panelist.objects.filter(interview__loop=loop))
+        .order_by("interview__order", "interview_id", "is_shadow", "id")
+        .values_list("interview_id", "user_id", "user__username", "is_shadow", "submitted")
+    )
+    me = getattr(user, "pk", None)
+    blind = not (
+        is_recruiter(user) or _nothing_owed([done for _, u, _, _, done in seats if u == me])
+    )
+    cards = list(
+        _visible(user=user, loop=loop, blind=blind)
+        .select_related("interviewer", "interview")
+        .order_by("interview__order", "interview_id", "is_shadow", "id")
+    )
+    # A blind caller sees their own submissions only: every other seat reads as pending.
+    pending = [
+        {"username": name, "interview": interview, "is_shadow": shadow}
+        for interview, holder, name, shadow, done in seats
+        if not (done and (not blind or holder == me))
+    ]
+    return {
+        "loop": {
+            "id": loop.pk,
+            "candidate": loop.candidate.name,
+            "role": loop.role.name,
+            "level": loop.level.name,
+            "status": loop.status,
+            "decision": loop.decision,
+            "decision_rationale": loop.decision_rationale,
+            "decided_by": loop.decided_by.username if loop.decided_by else None,
+            "decided_at": loop.decided_at,
+        },
+        "blind": blind,
+        "scorecards": scorecard_documents(cards),
+        "pending": pending,
+    }
 
 
 # --- calibration ----------------------------------------------------------------------------

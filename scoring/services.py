@@ -11,14 +11,14 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, Value
 from django.template.loader import render_to_string
 from django.utils import timezone
 
 from config.exceptions import ApplicationError, Conflict
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit import services as kit_services
-from kit.models import Level, Question, QuestionVersion, Role
+from kit.models import FollowUp, Level, Question, QuestionVersion, Role, RubricItem
 from kit.services import audit_event_record as audit
 from scoring import calibration, history, selectors
 from scoring.calibration import Progress
@@ -57,6 +57,8 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     scorecard, _ = Scorecard.objects.get_or_create(
         interview=interview, interviewer=by, defaults={"is_shadow": seat.is_shadow}
     )
+    # The caller's own objects: reading the card's loop and author then costs no query.
+    scorecard.interview, scorecard.interviewer = interview, by  # type: ignore[assignment]
     return scorecard
 
 
@@ -66,18 +68,54 @@ def _check_author(scorecard: Scorecard, by: AbstractBaseUser) -> None:
         raise ApplicationError("Only the author can change a scorecard.")
 
 
-def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int, InterviewQuestion]:
+@dataclass(frozen=True)
+class _Item:
+    """An interview question as a rating of it is checked: its pinned version and what
+    a rating may tick."""
+
+    title: str
+    version_id: int
+    scale: int
+    rubric: frozenset[int]
+    follow_ups: frozenset[int]
+
+
+def _items(interview_id: int) -> dict[int, _Item]:
+    """Return the interview's questions by id. Two queries, plain rows: this runs on
+    every autosave."""
+    rows = list(
+        InterviewQuestion.objects.filter(interview_id=interview_id).values_list(
+            "pk", "question__title", "version_id", "version__scale_max"
+        )
+    )
+    versions = {version for _, _, version, _ in rows}
+    ticks: dict[tuple[int, str], set[int]] = {}
+    # order_by(): a UNION's parts carry no ORDER BY (the models have a default one).
+    rubric = RubricItem.objects.filter(version_id__in=versions).order_by()
+    asked = FollowUp.objects.filter(version_id__in=versions).order_by()
+    rubric = rubric.values_list("version_id", "pk", Value("rubric"))
+    asked = asked.values_list("version_id", "pk", Value("follow_up"))
+    for version, pk, kind in rubric.union(asked, all=True):
+        ticks.setdefault((version, kind), set()).add(pk)
+    return {
+        pk: _Item(
+            title=title,
+            version_id=version,
+            scale=scale,
+            rubric=frozenset(ticks.get((version, "rubric"), ())),
+            follow_ups=frozenset(ticks.get((version, "follow_up"), ())),
+        )
+        for pk, title, version, scale in rows
+    }
+
+
+def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int, _Item]:
     """Check every rating against the interview's questions and their pinned versions.
 
     Returns the interview's questions by id. Raises ApplicationError naming the
     first problem; nothing has been written when it does.
     """
-    items = {
-        q.pk: q
-        for q in InterviewQuestion.objects.filter(interview_id=scorecard.interview_id)
-        .select_related("version", "question")
-        .prefetch_related("version__rubric", "version__follow_ups")
-    }
+    items = _items(scorecard.interview_id)
     seen: set[int] = set()
     for n, entry in enumerate(ratings, start=1):
         where = f"ratings[{n}]"
@@ -87,23 +125,20 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
         if entry.item in seen:
             raise ApplicationError(f"{where}: question {entry.item} is rated twice.")
         seen.add(entry.item)
-        title = item.question.title
-        scale = item.version.scale_max
+        title = item.title
         if entry.not_asked:
             if entry.rating is not None:
                 raise ApplicationError(f"{where} ({title}): a question not asked has no rating.")
-        elif entry.rating is not None and not 1 <= entry.rating <= scale:
+        elif entry.rating is not None and not 1 <= entry.rating <= item.scale:
             raise ApplicationError(
-                f"{where} ({title}): rating {entry.rating} is outside the scale 1–{scale}."
+                f"{where} ({title}): rating {entry.rating} is outside the scale 1–{item.scale}."
             )
-        rubric = {r.pk for r in item.version.rubric.all()}
-        foreign = sorted(set(entry.checked) - rubric)
+        foreign = sorted(set(entry.checked) - item.rubric)
         if foreign:
             raise ApplicationError(
                 f"{where} ({title}): rubric item {foreign[0]} does not belong to this question."
             )
-        follow_ups = {f.pk for f in item.version.follow_ups.all()}
-        foreign = sorted(set(entry.follow_ups_asked) - follow_ups)
+        foreign = sorted(set(entry.follow_ups_asked) - item.follow_ups)
         if foreign:
             raise ApplicationError(
                 f"{where} ({title}): follow-up {foreign[0]} does not belong to this question."
@@ -112,12 +147,18 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
 
 
 def _write_ratings(
-    scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, InterviewQuestion]
+    scorecard: Scorecard,
+    ratings: Sequence[RatingInput],
+    items: dict[int, _Item],
+    *,
+    replace: bool = True,
 ) -> None:
     # Three INSERTs whatever the number of ratings (not three queries per rating):
     # _validate has checked every rubric item and follow-up against the question's
     # pinned version, so the link rows are written without loading those objects.
-    scorecard.ratings.all().delete()
+    # `replace=False` says the card has no ratings yet (its first save): nothing to delete.
+    if replace:
+        scorecard.ratings.all().delete()
     rows = QuestionRating.objects.bulk_create(
         [
             QuestionRating(
@@ -134,28 +175,34 @@ def _write_ratings(
         ]
     )
     checked = QuestionRating.checked.through
-    checked.objects.bulk_create(
+    links = [
         checked(questionrating_id=row.pk, rubricitem_id=pk)
         for row, entry in zip(rows, ratings, strict=True)
         for pk in dict.fromkeys(entry.checked)
-    )
+    ]
+    if links:
+        checked.objects.bulk_create(links)
     asked = QuestionRating.follow_ups_asked.through
-    asked.objects.bulk_create(
+    links = [
         asked(questionrating_id=row.pk, followup_id=pk)
         for row, entry in zip(rows, ratings, strict=True)
         for pk in dict.fromkeys(entry.follow_ups_asked)
-    )
+    ]
+    if links:
+        asked.objects.bulk_create(links)
 
 
 def _locked(scorecard: Scorecard) -> Scorecard:
-    """Return the scorecard re-read under a row lock, with its interview, loop and role.
+    """Return the scorecard re-read under a row lock, with its interview, loop, role and
+    author, and whether it has ratings yet (`rated`).
 
     Only the scorecard row is locked (``of``): submissions in one loop do not
     queue behind each other.
     """
     return (
         Scorecard.objects.select_for_update(of=("self",))
-        .select_related("interview__loop__role")
+        .select_related("interview__loop__role", "interviewer")
+        .annotate(rated=Exists(QuestionRating.objects.filter(scorecard=OuterRef("pk"))))
         .get(pk=scorecard.pk)
     )
 
@@ -185,26 +232,26 @@ def scorecard_save_draft(
     scorecard.recommendation = recommendation
     scorecard.summary = summary
     scorecard.save(update_fields=["recommendation", "summary", "updated_at"])
-    _write_ratings(scorecard, ratings, items)
+    _write_ratings(scorecard, ratings, items, replace=scorecard.rated)  # type: ignore[attr-defined]
     _loop_started(scorecard.interview.loop)
     return scorecard
 
 
 def _check_complete(scorecard: Scorecard) -> None:
-    items = list(
+    # One query: each of the interview's questions with the card's rating of it, if any.
+    rows = (
         InterviewQuestion.objects.filter(interview_id=scorecard.interview_id)
-        .select_related("question")
+        .annotate(mine=FilteredRelation("ratings", condition=Q(ratings__scorecard=scorecard)))
         .order_by("order")
-    )
-    ratings = list(scorecard.ratings.all())
-    unexplained = [r for r in ratings if r.not_asked and not r.not_asked_reason]
-    if unexplained:
-        titles = {q.pk: q.question.title for q in items}
-        raise ApplicationError(
-            f"Say why '{titles[unexplained[0].item_id]}' was not asked before submitting."
-        )
-    done = {r.item_id for r in ratings if r.rating is not None or r.not_asked}
-    missing = [q.question.title for q in items if q.pk not in done]
+        .values_list("question__title", "mine__id", "mine__rating", "mine__not_asked",
+                     "mine__not_asked_reason")
+    )  # fmt: skip
+    missing = []
+    for title, rated, rating, not_asked, reason in rows:
+        if not_asked and not reason:
+            raise ApplicationError(f"Say why '{title}' was not asked before submitting.")
+        if rated is None or (rating is None and not not_asked):
+            missing.append(title)
     if missing:
         raise ApplicationError(
             "Rate every question or mark it not asked before submitting: "
