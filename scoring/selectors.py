@@ -278,7 +278,7 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     The cards come with their interviewer and interview loaded. At most three
     queries whatever the number of cards: the ratings; the rubric items ticked
     and the follow-ups asked, only if there are ratings; the amendments, only
-    if a card is submitted (drafts have none).
+    if a card has been amended.
     """
     ids = [card.pk for card in cards]
     ratings: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
@@ -307,9 +307,15 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
         for rating_id, pk, field in sorted(links, key=lambda link: link[1]):
             by_id[rating_id][field].append(pk)
     amendments: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
-    submitted = [card.pk for card in cards if card.is_submitted]
-    if submitted:
-        rows = Amendment.objects.filter(scorecard_id__in=submitted).values_list(
+    # An amendment saves its card, moving updated_at past submitted_at (submitting
+    # leaves updated_at alone): a card where it has not moved was never amended.
+    amended = [
+        card.pk
+        for card in cards
+        if card.is_submitted and card.submitted_at and card.updated_at > card.submitted_at
+    ]
+    if amended:
+        rows = Amendment.objects.filter(scorecard_id__in=amended).values_list(
             "scorecard_id", "id", "by__username", "at", "reason", "before", "after"
         )
         for card, pk, by, at, reason, before, after in rows:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, Value
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, Subquery, Value
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -51,12 +51,27 @@ class RatingInput:
 
 def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     """Return the interviewer's scorecard for the interview, creating the draft on first use."""
-    seat = Panelist.objects.filter(interview=interview, user=by).first()
+    # The seat and the id of the card it already has, if any, in one query.
+    mine = Scorecard.objects.filter(interview=interview, interviewer=by).values("pk")
+    seat = (
+        Panelist.objects.filter(interview=interview, user=by)
+        .annotate(card=Subquery(mine))
+        .values_list("is_shadow", "card")
+        .first()
+    )
     if seat is None:
         raise ApplicationError("You are not on this interview's panel.")
-    scorecard, _ = Scorecard.objects.get_or_create(
-        interview=interview, interviewer=by, defaults={"is_shadow": seat.is_shadow}
-    )
+    is_shadow, card = seat
+    if card is not None:
+        scorecard = Scorecard.objects.get(pk=card)
+    else:
+        try:
+            with transaction.atomic():
+                scorecard = Scorecard.objects.create(
+                    interview=interview, interviewer=by, is_shadow=is_shadow
+                )
+        except IntegrityError:  # started at the same moment by another request of theirs
+            scorecard = Scorecard.objects.get(interview=interview, interviewer=by)
     # The caller's own objects: reading the card's loop and author then costs no query.
     scorecard.interview, scorecard.interviewer = interview, by  # type: ignore[assignment]
     return scorecard

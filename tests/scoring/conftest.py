@@ -16,7 +16,9 @@ from django.core.cache import cache
 
 from kit.permissions import INTERVIEWER
 from tests.conftest import make_user
-from tests.scoring.helpers import Built, Seat, build_loop, submitted
+from scoring import services
+from scoring.models import Scorecard
+from tests.scoring.helpers import Built, Seat, build_loop, ratings_for, submitted
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +72,8 @@ def second(panel: Built):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def sized(recruiter: User) -> dict[int, Built]:
     """Two loops with every card submitted, for query counts: 2 and 6 interviews of four
-    questions, one interviewer each (`<size>-panelist-<n>`), each card rated and annotated."""
+    questions, one interviewer each (`<size>-panelist-<n>`), each card rated and annotated,
+    the first card of each loop amended once."""
     loops = {}
     for size in (2, 6):
         people = [make_user(f"{size}-panelist-{n}", INTERVIEWER) for n in range(1, size + 1)]
@@ -82,5 +85,14 @@ def sized(recruiter: User) -> dict[int, Built]:
         )
         for person, interview in zip(people, built.interviews, strict=True):
             submitted(person, interview, notes=f"notes of {person}", summary=f"by {person}")
+        first = Scorecard.objects.get(interview=built.interviews[0])
+        services.scorecard_amend(
+            scorecard=first,
+            by=people[0],
+            reason="Typo in the summary",
+            recommendation="yes",
+            summary=f"by {people[0]}, amended",
+            ratings=ratings_for(built.interviews[0], rating=3, notes=f"notes of {people[0]}"),
+        )
         loops[size] = built
     return loops
