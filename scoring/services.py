@@ -85,8 +85,8 @@ def _check_author(scorecard: Scorecard, by: AbstractBaseUser) -> None:
 
 @dataclass(frozen=True)
 class _Item:
-    """An interview question as a rating of it is checked: its pinned version and what
-    a rating may tick."""
+    """An interview question with what a rating of it may hold: its pinned version's
+    scale, rubric items and follow-ups."""
 
     title: str
     version_id: int
@@ -105,11 +105,18 @@ def _items(interview_id: int) -> dict[int, _Item]:
     )
     versions = {version for _, _, version, _ in rows}
     ticks: dict[tuple[int, str], set[int]] = {}
-    # order_by(): a UNION's parts carry no ORDER BY (the models have a default one).
-    rubric = RubricItem.objects.filter(version_id__in=versions).order_by()
-    asked = FollowUp.objects.filter(version_id__in=versions).order_by()
-    rubric = rubric.values_list("version_id", "pk", Value("rubric"))
-    asked = asked.values_list("version_id", "pk", Value("follow_up"))
+    # Rubric items and follow-ups in one query. order_by(): the parts of a UNION carry
+    # no ORDER BY (both models have a default one).
+    rubric = (
+        RubricItem.objects.filter(version_id__in=versions)
+        .order_by()
+        .values_list("version_id", "pk", Value("rubric"))
+    )
+    asked = (
+        FollowUp.objects.filter(version_id__in=versions)
+        .order_by()
+        .values_list("version_id", "pk", Value("follow_up"))
+    )
     for version, pk, kind in rubric.union(asked, all=True):
         ticks.setdefault((version, kind), set()).add(pk)
     return {
