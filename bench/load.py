@@ -209,10 +209,10 @@ def main() -> int:
                         help="fail below this scorecard/baseline requests/s ratio")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    # Each seat is four requests. On a busy machine 16 clients used ~10 seats/s; an idle
-    # one ran the CI's 60 s out of 60 seats a client (and hung, before the bounded wait
-    # above). Three a second per client is more than gunicorn can serve here.
-    seats = args.seats or max(30, 3 * int(args.duration))
+    # Each seat is four requests. A quiet machine here has served 2.4 seats/s per client
+    # (16 clients), and the turns' warm-ups use seats too: at three a second per client
+    # a 30 s run ran out. Five a second per client leaves room (seeding: ~50 ms a loop).
+    seats = args.seats or max(30, 5 * int(args.duration))
 
     with Stack("load") as stack:
         t0 = time.monotonic()

@@ -214,19 +214,22 @@ def _write_ratings(
         asked.objects.bulk_create(links)
 
 
-def _locked(scorecard: Scorecard) -> Scorecard:
-    """Return the scorecard re-read under a row lock, with its interview, loop, role and
-    author, and whether it has ratings yet (`rated`).
+def _locked(scorecard: Scorecard, by: AbstractBaseUser, *related: str) -> Scorecard:
+    """Return the author's scorecard re-read under a row lock, with its interview and
+    loop (and any `related`), and whether it has ratings yet (`rated`).
 
     Only the scorecard row is locked (``of``): submissions in one loop do not
     queue behind each other.
     """
-    return (
+    _check_author(scorecard, by)
+    scorecard = (
         Scorecard.objects.select_for_update(of=("self",))
-        .select_related("interview__loop__role", "interviewer")
+        .select_related("interview__loop", *related)
         .annotate(rated=Exists(QuestionRating.objects.filter(scorecard=OuterRef("pk"))))
         .get(pk=scorecard.pk)
     )
+    scorecard.interviewer = by  # type: ignore[assignment]  # checked above: no join for it
+    return scorecard
 
 
 def _check_recommendation(recommendation: str) -> None:
@@ -245,8 +248,7 @@ def scorecard_save_draft(
     ratings: Sequence[RatingInput] = (),
 ) -> Scorecard:
     """Save the whole draft as given; incomplete drafts are fine."""
-    _check_author(scorecard, by)
-    scorecard = _locked(scorecard)
+    scorecard = _locked(scorecard, by)
     if scorecard.is_submitted:
         raise Conflict("This scorecard is submitted; amend it with a reason instead.")
     _check_recommendation(recommendation)
@@ -290,8 +292,7 @@ def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard
     The row lock serialises concurrent submits on PostgreSQL, and the
     conditional UPDATE makes exactly one of them win on any database.
     """
-    _check_author(scorecard, by)
-    scorecard = _locked(scorecard)
+    scorecard = _locked(scorecard, by, "interview__loop__role")
     if scorecard.is_submitted:
         when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
         raise Conflict(f"This scorecard was already submitted at {when}.")
