@@ -5,11 +5,12 @@ until they have submitted every scorecard they owe in it; drafts are only ever
 seen by their author; recruiters see all submitted scorecards.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
 from django.db.models.fields.json import KT
@@ -440,6 +441,15 @@ def trend(*, role: Role, level: Level | None = None, limit: int = 30) -> list[di
 
 def _number(text: str | None) -> float | None:
     return None if text in (None, "", "null") else float(text)
+
+
+def display_names(usernames: Iterable[str]) -> dict[str, str]:
+    """Return each username's full name (the username itself where none is set), in one query."""
+    names = {username: username for username in usernames}
+    people = get_user_model().objects.filter(username__in=list(names))
+    for username, first, last in people.values_list("username", "first_name", "last_name"):
+        names[username] = f"{first} {last}".strip() or username
+    return names
 
 
 def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:

@@ -191,10 +191,14 @@ def calibration(request: HttpRequest) -> HttpResponse:
         hits = sorted(row.get("rubric_hit_rates", {}).items(), key=lambda item: item[1])
         row["least_hit"] = hits[:1]
     if result:
+        # The snapshot keeps usernames (its JSON contract); people read names.
+        names = selectors.display_names(row["interviewer"] for row in result["interviewers"])
+        for row in result["interviewers"]:
+            row["name"] = names[row["interviewer"]]
         charts = {
             "interviewers": [
                 {
-                    "name": row["interviewer"],
+                    "name": row["name"],
                     "severity": row["severity"],
                     "severity_se": row["severity_se"],
                     "leniency": row["leniency"],

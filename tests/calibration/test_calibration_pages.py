@@ -2,6 +2,7 @@
 
 import csv
 import io
+import json
 import re
 from pathlib import Path
 
@@ -60,7 +61,8 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     assert f'<div class="big">{result["reliability"]["g_qk"]}</div>' in html
     assert "Last computed" in html and "from 140 ratings." in html
     found = tables(html)
-    interviewers = {row[0]: row for row in found["Interviewers"][1:]}
+    # Each row reads "Full Name username", or the username alone where no name is set.
+    interviewers = {row[0].split()[-1]: row for row in found["Interviewers"][1:]}
     assert sorted(interviewers) == sorted(PANEL)
     assert interviewers["rater-x"][-1] == "lenient"
     assert '<span class="flag flag-lenient">lenient</span>' in html
@@ -80,6 +82,22 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     assert '<script id="calibration-data" type="application/json">' in html
     assert not re.search(r"<script[^>]+src=[\"']?(https?:)?//", html)
     assert "Recalculate now" in html
+
+
+def test_interviewers_show_by_full_name_with_their_username(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    User.objects.filter(username="rater-x").update(first_name="Xavier", last_name="Rao")
+
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert '<td>Xavier Rao <span class="muted small">rater-x</span></td>' in html
+    data = re.search(r'<script id="calibration-data" type="application/json">(.*?)</script>', html)
+    assert data is not None
+    names = [row["name"] for row in json.loads(data.group(1))["interviewers"]]
+    assert "Xavier Rao" in names and "rater-x" not in names
+    # Someone without a name set keeps their username, once.
+    assert "<td>rater-3</td>" in html
 
 
 def test_thin_data_comes_with_a_warning(
@@ -135,7 +153,7 @@ def test_an_interviewer_sees_only_their_own_row(
     html = page(client, interviewer, role=calibrated.role.pk)
 
     found = tables(html)
-    assert [row[0] for row in found["Interviewers"][1:]] == ["ines"]
+    assert [row[0] for row in found["Interviewers"][1:]] == ["Ines ines"]
     assert "Questions" not in found
     assert "Candidates: raw versus adjusted" not in found
     for other in PANEL:
@@ -189,10 +207,11 @@ def test_the_dashboard_makes_a_fixed_number_of_queries_for_a_large_panel(
     # 5. the latest snapshot of the scope
     # 6. the user's groups (is_lead, cached on the user for the template's personas too)
     # 7. the trend (reliability of past snapshots)
-    # 8. the roles for the filter
-    # 9. the levels for the filter
+    # 8. the interviewers' full names (the snapshot keeps usernames)
+    # 9. the roles for the filter
+    # 10. the levels for the filter
     # Nothing per interviewer, candidate or question: the rows come from the snapshot JSON.
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(10):
         response = client.get(DASHBOARD, {"role": role.pk})
     assert response.status_code == 200
     assert len(tables(response.content.decode())["Interviewers"]) == 1 + panel

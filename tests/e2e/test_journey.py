@@ -355,7 +355,9 @@ def test_the_whole_journey_from_candidate_to_calibration(
     expect(leo.locator("#run-bar")).to_have_attribute("value", "100")
     expect(leo.locator(".runbar .hint")).to_contain_text("from 4 ratings.")
     interviewers = leo.locator("section.card", has=leo.locator("h2", has_text="Interviewers"))
-    expect(interviewers.locator("tbody td:first-child")).to_have_text(["ines", "omar"])
+    expect(interviewers.locator("tbody td:first-child")).to_have_text(
+        ["Ines Alvarez ines", "Omar Haddad omar"]
+    )
     candidates = leo.locator("section.card", has=leo.locator("h2", has_text="Candidates"))
     expect(candidates.locator("tbody td:first-child")).to_have_text([CANDIDATE])
     shot(leo, "lead-calibration-recalculated")
