@@ -60,6 +60,11 @@ class AmendmentAdmin(admin.ModelAdmin):
     list_display = ["scorecard", "by", "at", "reason"]
     list_select_related = ["scorecard__interviewer", "scorecard__interview__loop__candidate", "by"]
 
+    # Amendments are made by their author through the scorecard (which records the
+    # card before and after, and audits it); the admin only reads them.
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
     def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
 

@@ -7,6 +7,7 @@ seen by their author; recruiters see all submitted scorecards.
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
 from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, Role, RubricItem
@@ -275,13 +277,18 @@ def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:
 # for the schema (and the schema checks in tests/fuzz hold the two together).
 
 
+def _local(moment: datetime | None) -> datetime | None:
+    # As DRF's DateTimeField shows it: in the site's time zone (the encoder writes "Z" for UTC).
+    return timezone.localtime(moment) if moment else None
+
+
 def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     """Return the cards as the API shows them, in the order given.
 
     The cards come with their interviewer and interview loaded. At most three
     queries whatever the number of cards: the ratings; the rubric items ticked
     and the follow-ups asked, only if there are ratings; the amendments, only
-    if a card has been amended.
+    if a card is submitted (drafts have none).
     """
     ids = [card.pk for card in cards]
     ratings: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
@@ -310,20 +317,21 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
         for rating_id, pk, field in sorted(links, key=lambda link: link[1]):
             by_id[rating_id][field].append(pk)
     amendments: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
-    # An amendment saves its card, moving updated_at past submitted_at (submitting
-    # leaves updated_at alone): a card where it has not moved was never amended.
-    amended = [
-        card.pk
-        for card in cards
-        if card.is_submitted and card.submitted_at and card.updated_at > card.submitted_at
-    ]
-    if amended:
-        rows = Amendment.objects.filter(scorecard_id__in=amended).values_list(
+    submitted = [card.pk for card in cards if card.is_submitted]
+    if submitted:
+        rows = Amendment.objects.filter(scorecard_id__in=submitted).values_list(
             "scorecard_id", "id", "by__username", "at", "reason", "before", "after"
         )
         for card, pk, by, at, reason, before, after in rows:
             amendments[card].append(
-                {"id": pk, "by": by, "at": at, "reason": reason, "before": before, "after": after}
+                {
+                    "id": pk,
+                    "by": by,
+                    "at": _local(at),
+                    "reason": reason,
+                    "before": before,
+                    "after": after,
+                }
             )
     return [
         {
@@ -335,8 +343,8 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
             "status": card.status,
             "recommendation": card.recommendation,
             "summary": card.summary,
-            "submitted_at": card.submitted_at,
-            "updated_at": card.updated_at,
+            "submitted_at": _local(card.submitted_at),
+            "updated_at": _local(card.updated_at),
             "ratings": ratings[card.pk],
             "amendments": amendments[card.pk],
         }
@@ -364,11 +372,8 @@ def debrief_document(*, user: User, loop: Loop) -> dict[str, Any]:
     blind = not (
         is_recruiter(user) or _nothing_owed([done for _, u, _, _, done in seats if u == me])
     )
-    cards = list(
-        _visible(user=user, loop=loop, blind=blind)
-        .select_related("interviewer", "interview")
-        .order_by("interview__order", "interview_id", "is_shadow", "id")
-    )
+    visible = _visible(user=user, loop=loop, blind=blind)
+    cards = list(visible.select_related("interviewer", "interview"))
     # A blind caller sees their own submissions only: every other seat reads as pending.
     pending = [
         {"username": name, "interview": interview, "is_shadow": shadow}
@@ -385,7 +390,7 @@ def debrief_document(*, user: User, loop: Loop) -> dict[str, Any]:
             "decision": loop.decision,
             "decision_rationale": loop.decision_rationale,
             "decided_by": loop.decided_by.username if loop.decided_by else None,
-            "decided_at": loop.decided_at,
+            "decided_at": _local(loop.decided_at),
         },
         "blind": blind,
         "scorecards": scorecard_documents(cards),

@@ -169,18 +169,14 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
 
 
 def _write_ratings(
-    scorecard: Scorecard,
-    ratings: Sequence[RatingInput],
-    items: dict[int, _Item],
-    *,
-    replace: bool = True,
+    scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, _Item]
 ) -> None:
     # Three INSERTs whatever the number of ratings (not three queries per rating):
     # _validate has checked every rubric item and follow-up against the question's
     # pinned version, so the link rows are written without loading those objects.
-    # `replace=False` says the card has no ratings yet (its first save): nothing to delete.
-    if replace:
-        scorecard.ratings.all().delete()
+    # The delete runs after the row lock, so it sees a concurrent save's committed
+    # ratings (on a card without ratings it is one SELECT that finds none).
+    scorecard.ratings.all().delete()
     rows = QuestionRating.objects.bulk_create(
         [
             QuestionRating(
@@ -216,7 +212,7 @@ def _write_ratings(
 
 def _locked(scorecard: Scorecard, by: AbstractBaseUser, *related: str) -> Scorecard:
     """Return the author's scorecard re-read under a row lock, with its interview and
-    loop (and any `related`), and whether it has ratings yet (`rated`).
+    loop (and any `related`).
 
     Only the scorecard row is locked (``of``): submissions in one loop do not
     queue behind each other.
@@ -225,7 +221,6 @@ def _locked(scorecard: Scorecard, by: AbstractBaseUser, *related: str) -> Scorec
     scorecard = (
         Scorecard.objects.select_for_update(of=("self",))
         .select_related("interview__loop", *related)
-        .annotate(rated=Exists(QuestionRating.objects.filter(scorecard=OuterRef("pk"))))
         .get(pk=scorecard.pk)
     )
     scorecard.interviewer = by  # type: ignore[assignment]  # checked above: no join for it
@@ -256,7 +251,7 @@ def scorecard_save_draft(
     scorecard.recommendation = recommendation
     scorecard.summary = summary
     scorecard.save(update_fields=["recommendation", "summary", "updated_at"])
-    _write_ratings(scorecard, ratings, items, replace=scorecard.rated)  # type: ignore[attr-defined]
+    _write_ratings(scorecard, ratings, items)
     _loop_started(scorecard.interview.loop)
     return scorecard
 

@@ -26,3 +26,13 @@ def test_the_changelist_opens(client, db, model):
     client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
     response = client.get(f"/admin/{model._meta.app_label}/{model._meta.model_name}/")
     assert response.status_code == 200
+
+
+def test_amendments_cannot_be_added_or_changed_in_the_admin(client, db):
+    # An amendment is its author's, made through the scorecard (before, after, audit).
+    from scoring.models import Amendment
+
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    response = client.post("/admin/scoring/amendment/add/", {"reason": "Sneaky"})
+    assert response.status_code == 403
+    assert not Amendment.objects.exists()

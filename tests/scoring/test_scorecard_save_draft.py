@@ -1,9 +1,13 @@
 """PUT /api/v1/scorecards/{id}/ (services.scorecard_save_draft): save the whole draft as given."""
 
+import threading
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test import override_settings
+from rest_framework.fields import DateTimeField
 
 from config.exceptions import ApplicationError
 from interviews.models import Interview, Loop
@@ -11,13 +15,14 @@ from kit import services as kit_services
 from kit.models import FollowUp, RubricItem
 from scoring import services
 from scoring.models import QuestionRating, Scorecard
-from tests.conftest import client_for
+from tests.conftest import client_for, need
 from tests.scoring.helpers import (
     Built,
     card_json,
     draft,
     follow_ups,
     payload,
+    ratings_for,
     rubric,
     state,
     submitted,
@@ -404,3 +409,51 @@ def test_a_loop_that_was_never_started_stays_unchanged_on_a_refusal(
     assert response.status_code == 400
     assert Loop.objects.get(pk=panel.loop.pk).status == "scheduled"
     assert not QuestionRating.objects.exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_first_saves_of_a_new_card_each_replace_the_whole_card(
+    first: Interview, interviewer: User
+) -> None:
+    # The second save waits for the first's row lock, then must see (and replace) the
+    # ratings the first committed: no duplicate-rating error, no ratings left over.
+    need("PostgreSQL", connection.vendor == "postgresql")
+    card = services.scorecard_start(interview=first, by=interviewer)
+    every = ratings_for(first, rating=2, notes="all")
+    bodies = [every, every[:1]] * 3
+    barrier = threading.Barrier(len(bodies))
+    failed: list[BaseException] = []
+    lock = threading.Lock()
+
+    def save(ratings: list[services.RatingInput]) -> None:
+        try:
+            mine = Scorecard.objects.get(pk=card.pk)
+            barrier.wait(timeout=10)
+            services.scorecard_save_draft(scorecard=mine, by=interviewer, ratings=ratings)
+        except BaseException as exc:  # reported below, so a thread cannot fail silently
+            with lock:
+                failed.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=save, args=(body,)) for body in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert failed == []
+    kept = sorted(QuestionRating.objects.filter(scorecard=card).values_list("item_id", flat=True))
+    assert kept in (sorted(r.item for r in every), [every[0].item])
+
+
+@override_settings(TIME_ZONE="Europe/Berlin")
+def test_times_are_shown_in_the_sites_time_zone(first: Interview, interviewer: User) -> None:
+    card = draft(interviewer, first)
+
+    response = client_for(interviewer).get(f"/api/v1/scorecards/{card.pk}/")
+
+    shown = response.json()["updated_at"]
+    assert shown == DateTimeField().to_representation(Scorecard.objects.get(pk=card.pk).updated_at)
+    assert shown.endswith(("+01:00", "+02:00"))
