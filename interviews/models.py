@@ -93,6 +93,15 @@ class Interview(models.Model):
     def __str__(self) -> str:
         return f"{self.title} ({self.loop})"
 
+    @property
+    def interviewers_missing(self) -> int:
+        """How many more interviewers (shadows aside) the slot asks for; 0 when the
+        panel is full or the interview has no slot. Reads the prefetched panel."""
+        if self.slot is None:
+            return 0
+        seated = sum(1 for seat in self.panel.all() if not seat.is_shadow)
+        return max(0, self.slot.interviewer_count - seated)
+
 
 class Panelist(models.Model):
     # Indexed by one_seat_per_interviewer's (interview, user).

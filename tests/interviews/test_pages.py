@@ -9,7 +9,9 @@ from django.utils import timezone
 
 from interviews import services
 from interviews.models import Candidate, Loop
-from kit.models import Level
+from kit.models import Level, LoopSlot
+from kit.permissions import INTERVIEWER
+from tests.conftest import make_user
 from tests.interviews.helpers import EMAIL, PHONE, snapshot
 
 
@@ -223,6 +225,28 @@ def test_the_loop_page_shows_interviews_questions_reasons_and_panel_forms(
     warned = client.get(reverse("interviews:loop-detail", args=[second.pk])).content.decode()
     assert "Assembly warnings" in warned
     assert "Slot &#x27;Serving&#x27; has 1 of 2 questions" in warned
+
+
+def test_the_loop_page_says_how_many_interviewers_each_panel_still_needs(
+    signed_in, recruiter, interviews, interviewer, other_interviewer
+):
+    sam = make_user("sam", INTERVIEWER)
+    first, second = interviews
+    LoopSlot.objects.filter(pk=first.slot_id).update(interviewer_count=2)
+    LoopSlot.objects.filter(pk=second.slot_id).update(interviewer_count=1)
+    client = signed_in(recruiter)
+
+    def hints() -> list[str]:
+        body = client.get(reverse("interviews:loop-detail", args=[first.loop_id])).content
+        return re.findall(r'<span class="flag">([^<]*)</span>', body.decode())
+
+    assert hints() == ["2 more interviewers needed", "1 more interviewer needed"]
+    services.interview_update(interview=first, interviewers=[interviewer], shadow=sam)
+    services.interview_update(interview=second, interviewers=[other_interviewer])
+    # A shadow sits in to learn: it does not fill a seat.
+    assert hints() == ["1 more interviewer needed"]
+    services.interview_update(interview=first, interviewers=[interviewer, other_interviewer])
+    assert hints() == []
 
 
 def test_a_decided_loop_offers_no_changes(signed_in, recruiter, loop):
