@@ -71,6 +71,10 @@ class Interview(models.Model):
     # The slot's competencies (slugs) when the loop was built: swaps keep to them
     # even if the template is edited or its slot removed later.
     competencies = models.JSONField(default=list, blank=True)
+    # The slot's interviewer count, copied for the same reason (a template edit
+    # recreates its slots and unlinks them from existing loops). A database default
+    # too, for the scorecard import's set-based INSERTs.
+    interviewers_wanted = models.PositiveSmallIntegerField(default=1, db_default=1)
     interviewers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Panelist", related_name="interviews"
     )
@@ -95,12 +99,10 @@ class Interview(models.Model):
 
     @property
     def interviewers_missing(self) -> int:
-        """How many more interviewers (shadows aside) the slot asks for; 0 when the
-        panel is full or the interview has no slot. Reads the prefetched panel."""
-        if self.slot is None:
-            return 0
+        """How many more interviewers (shadows aside) the interview asks for; 0 when the
+        panel is full. Reads the prefetched panel."""
         seated = sum(1 for seat in self.panel.all() if not seat.is_shadow)
-        return max(0, self.slot.interviewer_count - seated)
+        return max(0, self.interviewers_wanted - seated)
 
 
 class Panelist(models.Model):

@@ -206,9 +206,7 @@ def interview_get(*, user: User, pk: int) -> Interview:
 
 def loop_detail_prefetch(user: User) -> Prefetch:
     """Return the prefetch of a loop's interviews the user may see (their own, unless recruiter)."""
-    interviews = Interview.objects.select_related("slot").prefetch_related(
-        PANEL, ASSIGNED_QUESTIONS
-    )
+    interviews = Interview.objects.prefetch_related(PANEL, ASSIGNED_QUESTIONS)
     if not is_recruiter(user):
         interviews = interviews.filter(panel__user=user)  # type: ignore[misc]
     return Prefetch("interviews", queryset=interviews)

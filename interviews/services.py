@@ -72,6 +72,7 @@ def loop_create(
             title=slot_plan.slot.title,
             minutes=slot_plan.slot.minutes,
             competencies=sorted(slot_plan.slot.competencies),
+            interviewers_wanted=slot_plan.slot.interviewer_count,
         )
         for position, pick in enumerate(slot_plan.picks, start=1):
             _assign(interview, versions[pick.option.version_id], position, pick.reason)

@@ -44,6 +44,9 @@ class ScorecardAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
 
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
 
 @admin.register(QuestionRating)
 class QuestionRatingAdmin(admin.ModelAdmin):

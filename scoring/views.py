@@ -198,7 +198,10 @@ def calibration(request: HttpRequest) -> HttpResponse:
         charts = {
             "interviewers": [
                 {
-                    "name": row["name"],
+                    # Unique per row (two people may share a name): the chart keys on it.
+                    "name": row["interviewer"]
+                    if row["name"] == row["interviewer"]
+                    else f"{row['name']} ({row['interviewer']})",
                     "severity": row["severity"],
                     "severity_se": row["severity_se"],
                     "leniency": row["leniency"],

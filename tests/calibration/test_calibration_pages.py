@@ -95,7 +95,7 @@ def test_interviewers_show_by_full_name_with_their_username(
     data = re.search(r'<script id="calibration-data" type="application/json">(.*?)</script>', html)
     assert data is not None
     names = [row["name"] for row in json.loads(data.group(1))["interviewers"]]
-    assert "Xavier Rao" in names and "rater-x" not in names
+    assert "Xavier Rao (rater-x)" in names and "rater-x" not in names
     # Someone without a name set keeps their username, once.
     assert "<td>rater-3</td>" in html
 

@@ -228,23 +228,35 @@ def test_the_loop_page_shows_interviews_questions_reasons_and_panel_forms(
 
 
 def test_the_loop_page_says_how_many_interviewers_each_panel_still_needs(
-    signed_in, recruiter, interviews, interviewer, other_interviewer
+    signed_in, recruiter, world, interviewer, other_interviewer
 ):
     sam = make_user("sam", INTERVIEWER)
-    first, second = interviews
-    LoopSlot.objects.filter(pk=first.slot_id).update(interviewer_count=2)
-    LoopSlot.objects.filter(pk=second.slot_id).update(interviewer_count=1)
+    slots = LoopSlot.objects.filter(template__role=world.role, template__level=world.level)
+    first_slot, second_slot = slots.order_by("order")
+    LoopSlot.objects.filter(pk=first_slot.pk).update(interviewer_count=2)
+    LoopSlot.objects.filter(pk=second_slot.pk).update(interviewer_count=1)
+    loop = services.loop_create(
+        candidate=world.candidate, role=world.role, level=world.level, by=recruiter
+    )
+    first, second = loop.interviews.order_by("order")
+    # Editing the template recreates its slots: the loop keeps what it was built with.
+    slots.delete()
     client = signed_in(recruiter)
 
     def hints() -> list[str]:
-        body = client.get(reverse("interviews:loop-detail", args=[first.loop_id])).content
+        body = client.get(reverse("interviews:loop-detail", args=[loop.pk])).content
         return re.findall(r'<span class="flag">([^<]*)</span>', body.decode())
 
     assert hints() == ["2 more interviewers needed", "1 more interviewer needed"]
     services.interview_update(interview=first, interviewers=[interviewer], shadow=sam)
-    services.interview_update(interview=second, interviewers=[other_interviewer])
     # A shadow sits in to learn: it does not fill a seat.
+    assert hints() == ["1 more interviewer needed", "1 more interviewer needed"]
+    services.interview_update(interview=second, interviewers=[other_interviewer])
     assert hints() == ["1 more interviewer needed"]
+    # A decided loop's panels no longer change: no call to fill them.
+    Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DECIDED, decision="hire")
+    assert hints() == []
+    Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.SCHEDULED, decision="")
     services.interview_update(interview=first, interviewers=[interviewer, other_interviewer])
     assert hints() == []
 

@@ -443,6 +443,7 @@ def test_concurrent_first_saves_of_a_new_card_each_replace_the_whole_card(
     for thread in threads:
         thread.join(timeout=30)
 
+    assert not any(thread.is_alive() for thread in threads)
     assert failed == []
     kept = sorted(QuestionRating.objects.filter(scorecard=card).values_list("item_id", flat=True))
     assert kept in (sorted(r.item for r in every), [every[0].item])
@@ -450,10 +451,14 @@ def test_concurrent_first_saves_of_a_new_card_each_replace_the_whole_card(
 
 @override_settings(TIME_ZONE="Europe/Berlin")
 def test_times_are_shown_in_the_sites_time_zone(first: Interview, interviewer: User) -> None:
-    card = draft(interviewer, first)
+    card = submitted(interviewer, first)
 
-    response = client_for(interviewer).get(f"/api/v1/scorecards/{card.pk}/")
+    shown = client_for(interviewer).get(f"/api/v1/scorecards/{card.pk}/").json()
 
-    shown = response.json()["updated_at"]
-    assert shown == DateTimeField().to_representation(Scorecard.objects.get(pk=card.pk).updated_at)
-    assert shown.endswith(("+01:00", "+02:00"))
+    card = Scorecard.objects.get(pk=card.pk)
+    as_drf = DateTimeField().to_representation
+    assert (shown["updated_at"], shown["submitted_at"]) == (
+        as_drf(card.updated_at),
+        as_drf(card.submitted_at),
+    )
+    assert shown["submitted_at"].endswith(("+01:00", "+02:00"))
