@@ -74,7 +74,9 @@ class Interview(models.Model):
     # The slot's interviewer count, copied for the same reason (a template edit
     # recreates its slots and unlinks them from existing loops). A database default
     # too, for the scorecard import's set-based INSERTs.
-    interviewers_wanted = models.PositiveSmallIntegerField(default=1, db_default=1)
+    interviewers_wanted = models.PositiveSmallIntegerField(
+        default=1, db_default=1, help_text="interviewers the panel needs, shadows aside"
+    )
     interviewers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Panelist", related_name="interviews"
     )

@@ -63,15 +63,15 @@ class InterviewSerializer(serializers.ModelSerializer):
         model = Interview
         fields = [
             "id", "loop", "candidate", "role", "level", "order", "title", "minutes",
-            "scheduled_start", "scheduled_end", "panel", "questions",
+            "interviewers_wanted", "scheduled_start", "scheduled_end", "panel", "questions",
         ]  # fmt: skip
 
 
 class LoopInterviewSerializer(InterviewSerializer):
     class Meta(InterviewSerializer.Meta):
         fields = [
-            "id", "order", "title", "minutes", "scheduled_start", "scheduled_end",
-            "panel", "questions",
+            "id", "order", "title", "minutes", "interviewers_wanted", "scheduled_start",
+            "scheduled_end", "panel", "questions",
         ]  # fmt: skip
 
 

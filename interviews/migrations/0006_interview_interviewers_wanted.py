@@ -20,7 +20,9 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="interview",
             name="interviewers_wanted",
-            field=models.PositiveSmallIntegerField(db_default=1, default=1),
+            field=models.PositiveSmallIntegerField(
+                db_default=1, default=1, help_text="interviewers the panel needs, shadows aside"
+            ),
         ),
         migrations.RunPython(copy_from_slots, migrations.RunPython.noop),
     ]

@@ -17,6 +17,7 @@ def interview_json(interview: Interview, panel: list[dict]) -> dict:
         "order": interview.order,
         "title": interview.title,
         "minutes": 45,
+        "interviewers_wanted": interview.interviewers_wanted,
         "scheduled_start": iso(interview.scheduled_start),
         "scheduled_end": iso(interview.scheduled_end),
         "panel": panel,

@@ -41,6 +41,7 @@ def expected(loop: Loop, slots: list[tuple[str, int, list[tuple[str, int, str]]]
                 "order": n,
                 "title": title,
                 "minutes": minutes,
+                "interviewers_wanted": interview.interviewers_wanted,
                 "scheduled_start": None,
                 "scheduled_end": None,
                 "panel": [],
