@@ -20,6 +20,10 @@ Which operations give which error, and why:
   ids leak nothing), and on paginated lists (a page past the end).
 * 400 where there is a body to validate, or query parameters to validate (filters,
   a calibration scope).
+* 429 on every operation: the caller went over its rate (API_ANON_RATE, API_USER_RATE);
+  Retry-After says when to try again.
+* 503 on every operation: the database was unreachable (config/middleware.py);
+  Retry-After says when to try again.
 """
 
 from typing import Any
@@ -59,7 +63,12 @@ DESCRIPTIONS = {
     403: "Not signed in, unknown credentials, or not allowed.",
     404: "No such object, or not one the caller may see.",
     409: "Conflicts with a change already made.",
+    429: "Too many requests: over the caller's rate. Try again after Retry-After seconds.",
+    503: "The database is unreachable for a moment. Try again after Retry-After seconds.",
 }
+# Errors any operation can give, whatever it is: throttling and a database outage.
+ANYWHERE = {429, 503}
+RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}}
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
@@ -77,7 +86,7 @@ def _ref(name: str) -> dict[str, Any]:
 def _errors(operation: dict[str, Any]) -> set[int]:
     parameters = operation.get("parameters", [])
     query = {p["name"] for p in parameters if p["in"] == "query"}
-    codes: set[int] = set()
+    codes: set[int] = set(ANYWHERE)
     if operation.get("security"):
         codes.add(403)
     if operation.get("requestBody") or query - {"page"}:
@@ -98,9 +107,11 @@ def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -
             for code in sorted(_errors(operation)):
                 responses.setdefault(str(code), {"description": DESCRIPTIONS[code]})
             for code, response in responses.items():
-                if code.startswith("4") and "content" not in response:
+                if code[0] in "45" and "content" not in response:
                     response["content"] = _ref(VALIDATION_ERROR if code == "400" else ERROR)
                     if not response.get("description"):
                         response["description"] = DESCRIPTIONS.get(int(code), "")
+                if int(code) in ANYWHERE:
+                    response.setdefault("headers", RETRY_AFTER)
             operation["responses"] = dict(sorted(responses.items()))
     return result

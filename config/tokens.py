@@ -7,6 +7,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
@@ -16,6 +17,10 @@ TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
 @extend_schema_view(post=extend_schema(auth=[]))
 class TokenView(ObtainAuthToken):
     """POST a username and password for your API token; DELETE (signed in) revokes it."""
+
+    # DRF leaves this view unthrottled; password guessing is what a rate is for (axes
+    # locks a username out, the anonymous rate limits an address).
+    throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES
 
     def get_authenticators(self):  # type: ignore[no-untyped-def]
         # The password is the credential: a stale token or a session cookie sent along

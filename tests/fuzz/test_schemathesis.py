@@ -51,6 +51,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from config.openapi import ANYWHERE
 from config.wsgi import application
 from tests.fuzz.conftest import RUNS, Run
 from tests.fuzz.world import Request, build_world, dictionaries, well_formed
@@ -285,10 +286,13 @@ def test_every_documented_status_code_was_seen() -> None:
             documented[label] |= codes
         for label, codes in run.seen.items():
             seen[label] |= codes
+    # 429 and 503 can come from any operation; the fuzz runs under the rates and with
+    # the database up, so tests/config/test_api_throttling.py and
+    # test_database_unavailable.py show them instead.
     never = {
-        label: sorted(codes - seen[label])
+        label: sorted(codes - seen[label] - ANYWHERE)
         for label, codes in documented.items()
-        if codes - seen[label]
+        if codes - seen[label] - ANYWHERE
     }
     assert not never, "documented, never seen:\n" + "\n".join(
         f"{label}: {codes} (seen {sorted(seen[label])})" for label, codes in sorted(never.items())

@@ -241,6 +241,10 @@ def well_formed() -> list[Request]:
         ),
         ("GET /api/v1/interviews/", {"query": {"loop": "first"}}),
         (
+            "GET /api/v1/interviews/{id}/alternatives/",
+            {"path_parameters": _path(upcoming.pk), "query": {"item": "first"}},
+        ),
+        (
             "POST /api/v1/interviews/{id}/reorder/",
             {
                 "path_parameters": _path(upcoming.pk),

@@ -1,0 +1,89 @@
+"""The API's rate limits (API_ANON_RATE, API_USER_RATE): over the rate, a 429 with
+Retry-After and a message; under it, the normal answer. Each caller is counted on
+its own, and a refused request changes nothing."""
+
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from rest_framework.test import APIClient
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+from interviews.models import Candidate
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def low_rates(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # The rates are read when the throttle classes are defined; lower them for the test.
+    rates = {"anon": "2/minute", "user": "3/minute"}
+    monkeypatch.setattr(AnonRateThrottle, "THROTTLE_RATES", rates)
+    monkeypatch.setattr(UserRateThrottle, "THROTTLE_RATES", rates)
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def test_a_signed_in_caller_over_the_rate_gets_429_with_retry_after(recruiter: User) -> None:
+    api = client_for(recruiter)
+    answers = [api.get("/api/v1/candidates/").status_code for _ in range(3)]
+
+    refused = api.get("/api/v1/candidates/")
+
+    assert answers == [200, 200, 200]
+    assert refused.status_code == 429
+    assert 0 < int(refused.headers["Retry-After"]) <= 60
+    assert refused.json()["detail"].startswith("Request was throttled.")
+
+
+def test_a_refused_write_writes_nothing(recruiter: User) -> None:
+    api = client_for(recruiter)
+    for n in range(3):
+        api.post("/api/v1/candidates/", {"name": f"Ada {n}"}, format="json")
+
+    refused = api.post("/api/v1/candidates/", {"name": "Over the rate"}, format="json")
+
+    assert refused.status_code == 429
+    assert not Candidate.objects.filter(name="Over the rate").exists()
+    assert Candidate.objects.count() == 3
+
+
+def test_each_caller_has_its_own_count(recruiter: User, lead: User) -> None:
+    first = client_for(recruiter)
+    for _ in range(3):
+        first.get("/api/v1/roles/")
+    assert first.get("/api/v1/roles/").status_code == 429
+
+    assert client_for(lead).get("/api/v1/roles/").status_code == 200
+
+
+def test_anonymous_callers_are_limited_by_address() -> None:
+    anonymous = APIClient()
+    answers = [
+        anonymous.post("/api/v1/auth/token/", {"username": "x", "password": "y"}).status_code
+        for _ in range(3)
+    ]
+
+    assert answers == [400, 400, 429]
+
+
+def test_the_schema_documents_429_and_503_with_retry_after() -> None:
+    schema = APIClient().get("/api/schema/", {"format": "json"}).json()
+
+    operations = [
+        operation
+        for methods in schema["paths"].values()
+        for method, operation in methods.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
+    assert operations
+    for operation in operations:
+        for code in ("429", "503"):
+            response = operation["responses"][code]
+            assert "Retry-After" in response["headers"], operation["operationId"]
+            assert response["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/Error"
+            }
