@@ -71,6 +71,9 @@ class AmendmentAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
 
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
 
 @admin.register(CalibrationJob)
 class CalibrationJobAdmin(admin.ModelAdmin):

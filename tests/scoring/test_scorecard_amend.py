@@ -19,6 +19,7 @@ from tests.scoring.helpers import (
     form_data,
     iso,
     payload,
+    ratings_for,
     rubric,
     state,
     submitted,
@@ -358,3 +359,29 @@ def test_the_page_answers_404_on_someone_elses_card(
 
     assert response.status_code == 404
     assert state() == before
+
+
+def test_neither_an_amendment_nor_its_card_can_be_deleted_in_the_admin(
+    card: Scorecard, first: Interview, interviewer: User
+) -> None:
+    # The record of a change stays: the admin reads amendments and removes none.
+    services.scorecard_amend(
+        scorecard=card,
+        by=interviewer,
+        reason=REASON,
+        recommendation="no",
+        summary="Weaker than I wrote.",
+        ratings=ratings_for(first, rating=2),
+    )
+    amendment = Amendment.objects.get()
+    root = User.objects.create_superuser("root", "root@example.com", "pw")
+    admin = Client()
+    admin.force_login(root)
+
+    for url in (
+        f"/admin/scoring/amendment/{amendment.pk}/delete/",
+        f"/admin/scoring/scorecard/{card.pk}/delete/",
+    ):
+        assert admin.post(url, {"post": "yes"}).status_code == 403, url
+    assert Amendment.objects.filter(pk=amendment.pk).exists()
+    assert Scorecard.objects.filter(pk=card.pk).exists()
