@@ -317,8 +317,7 @@ def scorecard_amend(
     ratings: Sequence[RatingInput],
 ) -> Amendment:
     """Change a submitted scorecard, keeping who, when, why and the card before and after."""
-    _check_author(scorecard, by)
-    scorecard = Scorecard.objects.select_for_update().get(pk=scorecard.pk)
+    scorecard = _locked(scorecard, by, "interview__loop__role")
     if not scorecard.is_submitted:
         raise ApplicationError("Only a submitted scorecard is amended; edit the draft instead.")
     if not reason.strip():

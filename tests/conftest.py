@@ -11,6 +11,8 @@ import socket
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
@@ -66,6 +68,13 @@ def reference_data_after_flush(request):  # type: ignore[no-untyped-def]
 @pytest.fixture(autouse=True)
 def fast_password_hasher(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
+    """Migrate the test database to `targets` (default: the latest), for migration tests."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets or executor.loader.graph.leaf_nodes())
+    return executor
 
 
 def make_user(username: str, persona: str | None = None, **extra: str) -> User:

@@ -28,7 +28,7 @@ def test_the_changelist_opens(client, db, model):
     assert response.status_code == 200
 
 
-def test_amendments_cannot_be_added_or_changed_in_the_admin(client, db):
+def test_amendments_cannot_be_added_in_the_admin(client, db):
     # An amendment is its author's, made through the scorecard (before, after, audit).
     from scoring.models import Amendment
 

@@ -18,7 +18,10 @@ from django.core.management import call_command
 
 from interviews.models import Candidate, Interview, Loop
 from kit.models import Question, Role
+from kit.permissions import INTERVIEWER
 from scoring.models import CalibrationJob, CalibrationSnapshot, QuestionRating, Scorecard
+from tests.conftest import make_user
+from tests.scoring.helpers import Seat, build_loop, draft, submitted
 
 ROLE = "AI Infrastructure Engineer"
 HEADER = ("candidate", "interviewer", "question", "rating")
@@ -144,3 +147,14 @@ def tables(html: str) -> dict[str, list[list[str]]]:
     parser = _Tables()
     parser.feed(html)
     return parser.tables
+
+
+def live_panel() -> None:
+    """One interview scored in the product: pat submits (2), the shadow sue submits (4)
+    and dan keeps a draft (1). Only pat's card is an input to calibration."""
+    panelist, drafter, shadow = (make_user(n, INTERVIEWER) for n in ("pat", "dan", "sue"))
+    built = build_loop(seats=[Seat(interviewers=[panelist, drafter], shadow=shadow)])
+    interview = built.interviews[0]
+    submitted(panelist, interview, rating=2)
+    submitted(shadow, interview, rating=4)
+    draft(drafter, interview, rating=1)

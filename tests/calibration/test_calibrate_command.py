@@ -16,7 +16,6 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from kit.models import Role
-from kit.permissions import INTERVIEWER
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.calibration.helpers import (
     ROLE,
@@ -25,11 +24,10 @@ from tests.calibration.helpers import (
     grid_rows,
     import_scorecards,
     lenient_panel_rows,
+    live_panel,
     write_csv,
 )
-from tests.conftest import make_user
 from tests.factories import RoleFactory
-from tests.scoring.helpers import Seat, build_loop, draft, submitted
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four
 # observers (A-D) rate twelve units, with missing values. Rows are units, columns coders.
@@ -330,12 +328,7 @@ def test_a_new_submitted_rating_changes_the_watermark_and_stores_a_new_snapshot(
 def test_shadow_scorecards_and_drafts_are_left_out(role: Role, tmp_path: Path) -> None:
     path = write_csv(tmp_path / "ratings.csv", grid_rows(SHROUT_FLEISS_1979))
     import_scorecards(path, "--role", ROLE, "--scale-max", "10", "--level", "L5")
-    panelist, drafter, shadow = (make_user(n, INTERVIEWER) for n in ("pat", "dan", "sue"))
-    built = build_loop(seats=[Seat(interviewers=[panelist, drafter], shadow=shadow)])
-    interview = built.interviews[0]
-    submitted(panelist, interview, rating=2)
-    submitted(shadow, interview, rating=4)
-    draft(drafter, interview, rating=1)
+    live_panel()
 
     result = calibrate_json("--role", ROLE)
 

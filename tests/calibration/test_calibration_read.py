@@ -15,12 +15,15 @@ from django.db import connection
 from django.db.models import Count, Max
 
 from kit.models import Role
-from kit.permissions import INTERVIEWER
 from scoring import calibration
 from scoring.models import CalibrationSnapshot, QuestionRating
-from tests.calibration.helpers import ROLE, calibrate_json, import_scorecards, write_csv
-from tests.conftest import make_user
-from tests.scoring.helpers import Seat, build_loop, draft, submitted
+from tests.calibration.helpers import (
+    ROLE,
+    calibrate_json,
+    import_scorecards,
+    live_panel,
+    write_csv,
+)
 
 FULL_HEADER = ("candidate", "interviewer", "question", "rating", "recommendation", "decision",
                "interviewed_at")  # fmt: skip
@@ -48,12 +51,7 @@ def panel(role: Role, tmp_path: Path) -> Role:
     l6 = write_csv(tmp_path / "l6.csv", rows("Staff", {2: "hire"}), FULL_HEADER)
     import_scorecards(l4, "--role", ROLE, "--level", "L4")
     import_scorecards(l6, "--role", ROLE, "--level", "L6")
-    panelist, drafter, shadow = (make_user(n, INTERVIEWER) for n in ("pat", "dan", "sue"))
-    built = build_loop(seats=[Seat(interviewers=[panelist, drafter], shadow=shadow)])
-    interview = built.interviews[0]
-    submitted(panelist, interview, rating=2)
-    submitted(shadow, interview, rating=4)
-    draft(drafter, interview, rating=1)
+    live_panel()
     return Role.objects.get(name=ROLE)
 
 
@@ -91,28 +89,19 @@ def as_tuples(data: calibration.Ratings) -> list[tuple[Any, ...]]:
 
 def reference_marks(role: Role) -> dict[int | None, str]:
     """The watermarks as one aggregate query over the joined ratings computes them."""
-    per_level = (
-        QuestionRating.objects.filter(calibration._in_scope(role, None))
-        .values("scorecard__interview__loop__level_id")
-        .annotate(
-            n=Count("id"),
-            last=Max("id"),
-            changed=Max("scorecard__updated_at"),
-            decided=Max("scorecard__interview__loop__decided_at"),
-            decisions=Count("scorecard__interview__loop__decided_at", distinct=True),
-        )
-        .order_by()
-    )
+    mark = {
+        "n": Count("id"),
+        "last": Max("id"),
+        "changed": Max("scorecard__updated_at"),
+        "decided": Max("scorecard__interview__loop__decided_at"),
+        "decisions": Count("scorecard__interview__loop__decided_at", distinct=True),
+    }
+    rated = QuestionRating.objects.filter(calibration._in_scope(role, None))
+    per_level = rated.values("scorecard__interview__loop__level_id").annotate(**mark).order_by()
     marks: dict[int | None, str] = {}
     for row in per_level:
         marks[row["scorecard__interview__loop__level_id"]] = calibration._mark(row)
-    whole = QuestionRating.objects.filter(calibration._in_scope(role, None)).aggregate(
-        n=Count("id"),
-        last=Max("id"),
-        changed=Max("scorecard__updated_at"),
-        decided=Max("scorecard__interview__loop__decided_at"),
-        decisions=Count("scorecard__interview__loop__decided_at", distinct=True),
-    )
+    whole = rated.aggregate(**mark)
     marks[None] = calibration._mark(whole)
     return marks
 

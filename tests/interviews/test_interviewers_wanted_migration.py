@@ -3,18 +3,11 @@ the loop page's "more interviewers needed" survives a template edit (which recre
 the slots and unlinks them)."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from interviews.models import Interview
+from tests.conftest import migrate
 
 BEFORE = [("interviews", "0005_fk_indexes_covered_by_unique_constraints")]
-
-
-def migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets or executor.loader.graph.leaf_nodes())
-    return executor
 
 
 @pytest.mark.django_db(transaction=True)

@@ -3,18 +3,11 @@ events recorded before the move are read after it, and the move undoes cleanly."
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from kit.models import AuditEvent
+from tests.conftest import migrate
 
 BEFORE = [("kit", "0004_question_current_set_null"), ("scoring", "0002_calibration_exercises")]
-
-
-def migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets or executor.loader.graph.leaf_nodes())
-    return executor
 
 
 @pytest.mark.django_db(transaction=True)
