@@ -13,7 +13,12 @@ a million ratings), writes it as the command's CSV, then in one run times
 * the floor: every row the import wrote (candidates, loops, interviews,
   questions asked, panels, scorecards, ratings), COPYed back into the emptied
   tables and committed: what writing them costs with their indexes and
-  foreign-key checks, which any import pays.
+  foreign-key checks, which any import pays;
+* where the floor goes: the same COPY with foreign-key checks skipped
+  (session_replication_role = replica, which needs a superuser: the bench's
+  own database only), and into bare copies of the tables with neither
+  indexes nor foreign keys. What is left between the last line and the
+  baseline is writing two and a half times as many rows.
 
 and prints the times, the ratios and the process's peak memory. No assertions.
 Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432).
@@ -63,10 +68,18 @@ def main() -> None:
     project = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    floor = rows_floor(url)
+    dumps = written_rows(url)
+    floor = rows_floor(url, dumps)
+    unchecked = rows_floor(url, dumps, setup="SET session_replication_role = replica")
+    unindexed = rows_floor(url, dumps, schema=bare_tables(url))
 
     print(f"baseline (psycopg COPY of the rows):  {baseline:8.2f} s")
-    print(f"floor (COPY of the rows it writes):   {floor:8.2f} s")
+    for label, took in (
+        ("floor (COPY of the rows it writes):  ", floor),
+        ("  without foreign-key checks:        ", unchecked),
+        ("  without indexes or foreign keys:   ", unindexed),
+    ):
+        print(f"{label} {took:8.2f} s   {took / baseline:6.1f}x the baseline")
     print(f"import_scorecards:                    {project:8.2f} s   peak memory {peak:.0f} MB")
     print(f"ratio import / COPY:                  {project / baseline:8.2f}")
     print(f"ratio import / floor:                 {project / floor:8.2f}")
@@ -78,12 +91,8 @@ WRITTEN = ("interviews_candidate", "interviews_loop", "interviews_interview",
            "scoring_questionrating")  # fmt: skip
 
 
-def rows_floor(url: str) -> float:
-    """Time COPYing back every row the import wrote into the emptied tables, committed.
-
-    This is what writing those rows costs with their indexes and foreign keys
-    (checked at commit), whatever the import does before.
-    """
+def written_rows(url: str) -> dict[str, bytes]:
+    """Return every row the import wrote, table by table, in COPY's binary format."""
     dumps = {}
     with psycopg.connect(url, autocommit=True) as conn:
         for table in WRITTEN:
@@ -92,11 +101,36 @@ def rows_floor(url: str) -> float:
                 for block in copy:
                     out.write(block)
             dumps[table] = out.getvalue()
-        conn.execute(f"TRUNCATE {', '.join(WRITTEN)} CASCADE")
+    return dumps
+
+
+def bare_tables(url: str) -> str:
+    """Create copies of the written tables with their columns only; return their schema."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA bare")
+        for table in WRITTEN:
+            conn.execute(f"CREATE TABLE bare.{table} (LIKE public.{table} INCLUDING DEFAULTS)")
+    return "bare"
+
+
+def rows_floor(
+    url: str, dumps: dict[str, bytes], *, setup: str = "", schema: str = "public"
+) -> float:
+    """Time COPYing `dumps` back into the emptied tables of `schema`, committed.
+
+    Into the product's tables this is what writing those rows costs with their
+    indexes and foreign keys (checked at commit), whatever the import does before.
+    """
+    tables = ", ".join(f"{schema}.{table}" for table in WRITTEN)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"TRUNCATE {tables} CASCADE")
     with psycopg.connect(url) as conn:
+        if setup:
+            conn.execute(setup)
         started = time.perf_counter()
         for table, data in dumps.items():
-            with conn.cursor() as cur, cur.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
+            sql = f"COPY {schema}.{table} FROM STDIN (FORMAT binary)"
+            with conn.cursor() as cur, cur.copy(sql) as copy:
                 copy.write(data)
         conn.commit()  # the deferred foreign-key checks run here
         return time.perf_counter() - started

@@ -194,11 +194,6 @@ def interviews_visible_to(user: User) -> QuerySet[Interview]:
     return interviews.filter(panel__user=user)  # type: ignore[misc]
 
 
-def interview_on_panel_get(*, user: User, pk: int) -> Interview:
-    """Return an interview the user sits on (the row alone), or 404."""
-    return get_object_or_404(Interview.objects.filter(panel__user=user), pk=pk)  # type: ignore[misc]
-
-
 def interview_get(*, user: User, pk: int) -> Interview:
     """Return the interview, or 404 for anyone who may not see it (ids leak nothing)."""
     return get_object_or_404(interviews_visible_to(user), pk=pk)

@@ -14,8 +14,7 @@ from rest_framework.views import APIView
 
 from config.openapi import error
 from interviews.api import IdFilter
-from interviews.models import Candidate
-from interviews.selectors import interview_on_panel_get
+from interviews.models import Candidate, Interview
 from kit.models import Level, Role
 from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
@@ -87,8 +86,11 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def _own(self, pk: str) -> Scorecard:
         return selectors.own_scorecard_get(user=self.request.user, pk=int(pk))
 
-    def _own_ref(self, pk: str) -> Scorecard:
-        return selectors.own_scorecard_ref(user=self.request.user, pk=int(pk))
+    @staticmethod
+    def _ref(pk: str) -> Scorecard:
+        # The write services read the card once, under their lock, and answer 404
+        # to anyone but its author: no read here.
+        return Scorecard(pk=int(pk))
 
     @extend_schema(
         request=ScorecardStartSerializer,
@@ -98,9 +100,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         """Start (or return) your draft scorecard for an interview you are on."""
         serializer = ScorecardStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        interview = interview_on_panel_get(
-            user=request.user, pk=serializer.validated_data["interview"]
-        )
+        interview = Interview(pk=serializer.validated_data["interview"])  # 404 unless on its panel
         card = services.scorecard_start(interview=interview, by=request.user)
         return Response(selectors.scorecard_document(card), status=status.HTTP_201_CREATED)
 
@@ -110,12 +110,11 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     )
     def update(self, request: Request, pk: str) -> Response:
         """Save your draft as given (the whole card: missing ratings are removed)."""
-        card = self._own_ref(pk)
         serializer = ScorecardInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         card = services.scorecard_save_draft(
-            scorecard=card,
+            scorecard=self._ref(pk),
             by=request.user,
             recommendation=data["recommendation"],
             summary=data["summary"],
@@ -134,7 +133,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
         """Submit your complete draft. A second submission answers 409."""
-        card = services.scorecard_submit(scorecard=self._own_ref(pk), by=request.user)
+        card = services.scorecard_submit(scorecard=self._ref(pk), by=request.user)
         return Response(selectors.scorecard_document(card))
 
     @extend_schema(request=AmendInputSerializer, responses={201: AmendmentSerializer})

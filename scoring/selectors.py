@@ -128,15 +128,6 @@ def own_scorecard_get(*, user: User, pk: int) -> Scorecard:
     return get_object_or_404(own_scorecards(user=user), pk=pk)
 
 
-def own_scorecard_ref(*, user: User, pk: int) -> Scorecard:
-    """Return the user's own scorecard row alone (404 for anyone else's), for a write.
-
-    The write services re-read it under a lock with what they need, so nothing
-    is prefetched here.
-    """
-    return get_object_or_404(Scorecard.objects.filter(interviewer=user), pk=pk)  # type: ignore[misc]
-
-
 def scorecard_form_data(
     *, scorecard: Scorecard
 ) -> list[tuple[InterviewQuestion, QuestionRating | None]]:

@@ -12,6 +12,8 @@ from django.contrib.auth.models import AbstractBaseUser, User
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, Subquery, Value
+from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -50,37 +52,35 @@ class RatingInput:
 
 
 def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
-    """Return the interviewer's scorecard for the interview, creating the draft on first use."""
-    # The seat and the id of the card it already has, if any, in one query.
+    """Return the interviewer's scorecard for the interview, creating the draft on first use.
+
+    `interview` may be a bare reference (``Interview(pk=...)``): the seat query
+    reads the interview with it. Anyone not on the panel gets a 404.
+    """
+    # The seat, its interview and the id of the card it already has, if any, in one query.
     mine = Scorecard.objects.filter(interview=interview, interviewer=by).values("pk")
     seat = (
         Panelist.objects.filter(interview=interview, user=by)
+        .select_related("interview")
         .annotate(card=Subquery(mine))
-        .values_list("is_shadow", "card")
         .first()
     )
     if seat is None:
-        raise ApplicationError("You are not on this interview's panel.")
-    is_shadow, card = seat
-    if card is not None:
-        scorecard = Scorecard.objects.get(pk=card)
+        raise Http404("You are not on this interview's panel.")
+    interview = seat.interview
+    if seat.card is not None:
+        scorecard = Scorecard.objects.get(pk=seat.card)
     else:
         try:
             with transaction.atomic():
                 scorecard = Scorecard.objects.create(
-                    interview=interview, interviewer=by, is_shadow=is_shadow
+                    interview=interview, interviewer=by, is_shadow=seat.is_shadow
                 )
         except IntegrityError:  # started at the same moment by another request of theirs
             scorecard = Scorecard.objects.get(interview=interview, interviewer=by)
     # The caller's own objects: reading the card's loop and author then costs no query.
     scorecard.interview, scorecard.interviewer = interview, by  # type: ignore[assignment]
     return scorecard
-
-
-def _check_author(scorecard: Scorecard, by: AbstractBaseUser) -> None:
-    if scorecard.interviewer_id != by.pk:
-        # Callers fetch through own_scorecard_get, so this is a guard, not a message users see.
-        raise ApplicationError("Only the author can change a scorecard.")
 
 
 @dataclass(frozen=True)
@@ -212,18 +212,15 @@ def _write_ratings(
 
 def _locked(scorecard: Scorecard, by: AbstractBaseUser, *related: str) -> Scorecard:
     """Return the author's scorecard re-read under a row lock, with its interview and
-    loop (and any `related`).
+    loop (and any `related`); anyone else's is a 404, so ids leak nothing.
 
-    Only the scorecard row is locked (``of``): submissions in one loop do not
-    queue behind each other.
+    `scorecard` may be a bare reference (``Scorecard(pk=...)``): this is the
+    only read. Only the scorecard row is locked (``of``): submissions in one
+    loop do not queue behind each other.
     """
-    _check_author(scorecard, by)
-    scorecard = (
-        Scorecard.objects.select_for_update(of=("self",))
-        .select_related("interview__loop", *related)
-        .get(pk=scorecard.pk)
-    )
-    scorecard.interviewer = by  # type: ignore[assignment]  # checked above: no join for it
+    mine = Scorecard.objects.filter(interviewer=by).select_for_update(of=("self",))  # type: ignore[misc]
+    scorecard = get_object_or_404(mine.select_related("interview__loop", *related), pk=scorecard.pk)
+    scorecard.interviewer = by  # type: ignore[assignment]  # filtered on: no join for it
     return scorecard
 
 

@@ -75,10 +75,8 @@ def _card_page(request: HttpRequest, card: Scorecard, *, amending: bool = False)
 def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
     """Write your scorecard for an interview; drafts save as you go."""
     interview = interview_get(user=request.user, pk=pk)
-    try:
-        card = services.scorecard_start(interview=interview, by=request.user)
-    except ApplicationError:
-        raise Http404 from None  # a recruiter looking at an interview they are not on
+    # A 404 for a recruiter looking at an interview they are not on.
+    card = services.scorecard_start(interview=interview, by=request.user)
     card = selectors.own_scorecard_get(user=request.user, pk=card.pk)
     autosave = request.headers.get("X-Autosave") == "1"
     if request.method == "POST" and card.is_submitted and autosave:

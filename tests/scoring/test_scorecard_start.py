@@ -2,9 +2,9 @@
 
 import pytest
 from django.contrib.auth.models import User
+from django.http import Http404
 from rest_framework.test import APIClient
 
-from config.exceptions import ApplicationError
 from interviews.models import Interview
 from scoring import services
 from scoring.models import Scorecard
@@ -103,8 +103,7 @@ def test_it_refuses_anonymous_callers(first: Interview) -> None:
 
 
 def test_the_service_refuses_someone_not_on_the_panel(first: Interview, olga: User) -> None:
-    with pytest.raises(ApplicationError) as raised:
+    with pytest.raises(Http404, match="You are not on this interview's panel"):
         services.scorecard_start(interview=first, by=olga)
-    assert raised.value.message == "You are not on this interview's panel."
 
     assert not Scorecard.objects.exists()
