@@ -1,3 +1,5 @@
+from typing import Any
+
 from rest_framework import serializers
 
 from kit.models import (
@@ -108,6 +110,15 @@ class RubricInputSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=RubricItem.Kind.choices, default=RubricItem.Kind.CORE)
 
 
+class LevelRangeInputSerializer(serializers.Serializer):
+    min = NamedRelatedField(
+        slug_field="name", queryset=Level.objects.all(), allow_null=True, default=None
+    )
+    max = NamedRelatedField(
+        slug_field="name", queryset=Level.objects.all(), allow_null=True, default=None
+    )
+
+
 class QuestionInputSerializer(serializers.Serializer):
     role = NamedRelatedField(slug_field="name", queryset=Role.objects.all())
     title = serializers.CharField(max_length=120)
@@ -124,9 +135,27 @@ class QuestionInputSerializer(serializers.Serializer):
     max_level = NamedRelatedField(
         slug_field="name", queryset=Level.objects.all(), allow_null=True, default=None
     )
+    levels = LevelRangeInputSerializer(
+        required=False,
+        help_text='The level range as a question shows it ({"min": "L4", "max": null}); '
+        "the same as min_level and max_level, so give one or the other.",
+    )
     minutes = serializers.IntegerField(min_value=1, max_value=240, default=15)
     scale_max = serializers.IntegerField(min_value=2, max_value=10, default=4)
     status = serializers.ChoiceField(choices=Question.Status.choices, default="active")
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        # A question read from the API and sent back carries its range as `levels`:
+        # taking it keeps the range, where ignoring it would reset it to any level.
+        levels = data.pop("levels", None)
+        if levels is not None:
+            both = sorted({"min_level", "max_level"} & set(self.initial_data))
+            if both:
+                raise serializers.ValidationError(
+                    {"levels": [f"Give the range as levels or as {' and '.join(both)}, not both."]}
+                )
+            data["min_level"], data["max_level"] = levels["min"], levels["max"]
+        return data
 
 
 class LoopSlotSerializer(serializers.ModelSerializer):

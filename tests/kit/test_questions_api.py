@@ -545,6 +545,68 @@ def test_it_refuses_a_reversed_level_range_naming_the_field(lead: User, vocabula
     assert snapshot() == before
 
 
+def without_range(**changes: Any) -> dict[str, Any]:
+    data = payload()
+    del data["min_level"], data["max_level"]
+    return {**data, **changes}
+
+
+def test_it_keeps_the_level_range_a_question_is_sent_back_with(
+    lead: User, vocabulary: None
+) -> None:
+    question = make_question(title="Sizing a KV cache", min_level="L4", max_level="L6")
+    services.question_version_mark_used(version=question.current)
+    api = client_for(lead)
+    shown = api.get(f"/api/v1/questions/{question.pk}/").json()
+
+    response = api.put(
+        f"/api/v1/questions/{question.pk}/",
+        without_range(levels=shown["levels"], outline="Multiplies layers by tokens."),
+        format="json",
+    )
+
+    assert response.status_code == 200
+    assert response.json()["levels"] == {"min": "L4", "max": "L6"}
+    assert response.json()["version"] == 2
+    question.refresh_from_db()
+    assert (question.min_level.name, question.max_level.name) == ("L4", "L6")
+
+
+def test_it_takes_an_open_ended_range_as_levels(lead: User, vocabulary: None) -> None:
+    response = client_for(lead).post(
+        "/api/v1/questions/", without_range(levels={"min": "L5", "max": None}), format="json"
+    )
+
+    assert response.status_code == 201
+    assert response.json()["levels"] == {"min": "L5", "max": None}
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        (
+            {"levels": {"min": "L4", "max": "L6"}, "min_level": "L4"},
+            {"levels": ["Give the range as levels or as min_level, not both."]},
+        ),
+        ({"levels": {"min": "L9"}}, {"levels": {"min": ["Object with name=L9 does not exist."]}}),
+        (
+            {"levels": "L4"},
+            {"levels": {"non_field_errors": ["Invalid data. Expected a dictionary, but got str."]}},
+        ),
+    ],
+    ids=["both-ways", "unknown-level", "not-an-object"],
+)
+def test_it_refuses_a_bad_levels_range_naming_the_field(
+    lead: User, vocabulary: None, changes: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    before = snapshot()
+
+    response = client_for(lead).post("/api/v1/questions/", without_range(**changes), format="json")
+
+    assert (response.status_code, response.json()) == (400, expected)
+    assert snapshot() == before
+
+
 def test_it_answers_404_to_a_lead_editing_an_unknown_question(lead: User, vocabulary: None) -> None:
     response = client_for(lead).put("/api/v1/questions/999999/", payload(), format="json")
 
