@@ -5,6 +5,9 @@
   const status = document.getElementById("autosave");
   let timer = null;
   let inFlight = Promise.resolve();
+  // Saving or submitting posts the whole form: an autosave queued by the last edit
+  // (leaving a text box fires "change") would only reach a submitted card and fail.
+  let leaving = false;
 
   function save() {
     const body = new FormData(form);
@@ -31,6 +34,7 @@
   }
 
   function schedule(delay) {
+    if (leaving) return;
     form.dataset.saved = "0";
     status.textContent = "Saving…";
     clearTimeout(timer);
@@ -41,9 +45,13 @@
   form.addEventListener("input", (event) => {
     if (event.target.tagName === "TEXTAREA" || event.target.type === "text") schedule(800);
   });
+  form.addEventListener("submit", () => {
+    leaving = true;
+    clearTimeout(timer);
+  });
   // Leaving with unsaved typing: send what there is.
   window.addEventListener("pagehide", () => {
-    if (form.dataset.saved === "0") {
+    if (form.dataset.saved === "0" && !leaving) {
       const body = new FormData(form);
       body.delete("action");
       fetch(window.location.pathname, {

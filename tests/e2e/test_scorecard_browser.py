@@ -93,3 +93,29 @@ def test_it_lets_an_interviewer_autosave_reload_submit_and_read_the_debrief(
     card = User.objects.get(username="ines").scorecards.get()
     assert (card.status, card.recommendation) == ("submitted", "yes")
     assert [r.rating for r in card.ratings.order_by("item__order")] == [3, 2, 4, 3]
+
+
+def test_submitting_straight_after_typing_sends_no_late_autosave(
+    live_server, page, loop: Built
+) -> None:  # type: ignore[no-untyped-def]
+    interview = loop.interviews[0]
+    sign_in(page, live_server, "ines")
+    page.wait_for_selector("button:has-text('Sign out')")
+    page.goto(f"{live_server.url}/interviews/{interview.pk}/scorecard/")
+    for item, value in zip(loop.questions(interview), (3, 2, 4, 3), strict=True):
+        page.locator(f"label.anchor:has(input[name='q{item.pk}-rating'][value='{value}'])").click()
+    page.locator("label.anchor:has(input[name='recommendation'][value='yes'])").click()
+    wait_saved(page)
+    late: list[str] = []
+    page.context.on("request", lambda r: "x-autosave" in r.headers and late.append(r.url))
+
+    # Type and submit at once: leaving the box queues an autosave, and so does leaving
+    # the page with unsaved typing. Neither may reach the card after it is submitted.
+    page.fill("textarea[name=summary]", "Typed, then submitted at once.")
+    page.click("button:has-text('Submit scorecard')")
+    page.wait_for_url(f"{live_server.url}/loops/{loop.loop.pk}/debrief/")
+    page.wait_for_timeout(1500)  # past the longest autosave delay
+
+    assert late == []
+    card = User.objects.get(username="ines").scorecards.get()
+    assert (card.status, card.summary) == ("submitted", "Typed, then submitted at once.")
