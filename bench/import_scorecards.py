@@ -18,7 +18,7 @@ a million ratings), writes it as the command's CSV, then in one run times
   (session_replication_role = replica, which needs a superuser: the bench's
   own database only), and into bare copies of the tables with neither
   indexes nor foreign keys. What is left between the last line and the
-  baseline is writing two and a half times as many rows.
+  baseline is writing more than twice as many rows, each wider than a CSV line.
 
 and prints the times, the ratios and the process's peak memory. No assertions.
 Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432).

@@ -6,7 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -111,7 +111,9 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def update(self, request: Request, pk: str) -> Response:
         """Save your draft as given (the whole card: missing ratings are removed)."""
         serializer = ScorecardInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            self._own(pk)  # someone else's card is a 404 whatever the body
+            raise ValidationError(serializer.errors)
         data = serializer.validated_data
         card = services.scorecard_save_draft(
             scorecard=self._ref(pk),

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
 from django.db.models.fields.json import KT
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -53,7 +54,7 @@ def _with_ratings(scorecards: QuerySet[Scorecard]) -> QuerySet[Scorecard]:
     )
 
 
-def _seats_submitted(seats: QuerySet[Panelist]) -> QuerySet[Panelist]:
+def seats_with_submitted(seats: QuerySet[Panelist]) -> QuerySet[Panelist]:
     """Annotate each seat with whether its holder has submitted the interview's card."""
     return seats.annotate(
         submitted=Exists(
@@ -73,7 +74,7 @@ def _nothing_owed(submitted: list[bool]) -> bool:
 
 def owes_nothing(*, user: User, loop: Loop) -> bool:
     """Return whether the user has submitted a scorecard for every seat they hold in the loop."""
-    seats = _seats_submitted(Panelist.objects.filter(interview__loop=loop, user=user))  # type: ignore[misc]
+    seats = seats_with_submitted(Panelist.objects.filter(interview__loop=loop, user=user))  # type: ignore[misc]
     return _nothing_owed(list(seats.values_list("submitted", flat=True)))
 
 
@@ -141,8 +142,24 @@ def scorecard_form_data(
         )
         .order_by("order")
     )
-    ratings = {r.item_id: r for r in scorecard.ratings.all()}
+    # A card not started yet (the page's blank one) has no ratings to read.
+    ratings = {r.item_id: r for r in scorecard.ratings.all()} if scorecard.pk else {}
     return [(item, ratings.get(item.pk)) for item in items]
+
+
+def scorecard_for_page(*, user: User, interview: Interview) -> Scorecard:
+    """Return the user's scorecard for the interview, or a blank unsaved one if they
+    have not started it; 404 for anyone not on its panel.
+
+    Opening the page starts nothing: the first save creates the draft, so an
+    interview only looked at still reads "Not started" on My interviews.
+    """
+    seat = Panelist.objects.filter(interview=interview, user=user).values_list("is_shadow")  # type: ignore[misc]
+    shadow = seat.first()
+    if shadow is None:
+        raise Http404("You are not on this interview's panel.")
+    card = own_scorecards(user=user).filter(interview=interview).first()
+    return card or Scorecard(interview=interview, interviewer=user, is_shadow=shadow[0])
 
 
 def scorecard_as_dict(scorecard: Scorecard) -> dict[str, Any]:
@@ -197,6 +214,15 @@ class Debrief:
     @property
     def scorecards(self) -> list[Scorecard]:
         return [row.scorecard for row in self.rows]
+
+    @property
+    def submitted_any(self) -> bool:
+        return any(row.scorecard.is_submitted for row in self.rows)
+
+    @property
+    def outstanding(self) -> list[Panelist]:
+        """The interviewers (shadows aside) whose scorecards are not in yet."""
+        return [seat for seat in self.pending if not seat.is_shadow]
 
 
 def loop_for_debrief(*, user: User, pk: int) -> Loop:
@@ -355,7 +381,7 @@ def debrief_document(*, user: User, loop: Loop) -> dict[str, Any]:
     whether it is submitted: that answers both the blind rule and who is pending.
     """
     seats = list(
-        _seats_submitted(Panelist.objects.filter(interview__loop=loop))
+        seats_with_submitted(Panelist.objects.filter(interview__loop=loop))
         .order_by("interview__order", "interview_id", "is_shadow", "id")
         .values_list("interview_id", "user_id", "user__username", "is_shadow", "submitted")
     )

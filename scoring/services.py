@@ -58,9 +58,11 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     reads the interview with it. Anyone not on the panel gets a 404.
     """
     # The seat, its interview and the id of the card it already has, if any, in one query.
-    mine = Scorecard.objects.filter(interview=interview, interviewer=by).values("pk")
+    # interview__pk, not interview: only a lookup on the key itself range-checks the id,
+    # so an id past 64 bits finds nothing rather than overflowing SQLite's integer.
+    mine = Scorecard.objects.filter(interview__pk=interview.pk, interviewer=by).values("pk")
     seat = (
-        Panelist.objects.filter(interview=interview, user=by)
+        Panelist.objects.filter(interview__pk=interview.pk, user=by)
         .select_related("interview")
         .annotate(card=Subquery(mine))
         .first()
@@ -211,7 +213,7 @@ def _write_ratings(
 
 
 def _locked(scorecard: Scorecard, by: AbstractBaseUser, *related: str) -> Scorecard:
-    """Return the author's scorecard re-read under a row lock, with its interview and
+    """Return the author's scorecard read under a row lock, with its interview and
     loop (and any `related`); anyone else's is a 404, so ids leak nothing.
 
     `scorecard` may be a bare reference (``Scorecard(pk=...)``): this is the
@@ -379,6 +381,7 @@ def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: s
         raise ApplicationError(f"decision must be one of {', '.join(Loop.Decision.values)}.")
     if not rationale.strip():
         raise ApplicationError("Record the rationale for the decision.")
+    _check_feedback_for(decision, loop)
     loop.decision = decision
     loop.decision_rationale = rationale.strip()
     loop.decided_by = by  # type: ignore[assignment]
@@ -388,6 +391,36 @@ def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: s
     audit(actor=by, action="loop.decided", target=str(loop), decision=decision)
     calibration_request(role=loop.role)
     return loop
+
+
+def _check_feedback_for(decision: str, loop: Loop) -> None:
+    """Refuse a decision the panel's feedback cannot carry yet.
+
+    Any decision needs at least one submitted scorecard. A hire needs every
+    interviewer's (shadows aside); a no-hire may close a loop early, once the
+    panel has seen enough.
+    """
+    seats = list(
+        selectors.seats_with_submitted(
+            Panelist.objects.filter(interview__loop=loop, is_shadow=False)
+        )
+        .order_by("interview__order", "id")
+        .values_list("user__first_name", "user__last_name", "user__username",
+                     "interview__title", "submitted")
+    )  # fmt: skip
+    waiting = [
+        f"{f'{first} {last}'.strip() or username} ({title})"
+        for first, last, username, title, done in seats
+        if not done
+    ]
+    if len(waiting) == len(seats):
+        raise ApplicationError(
+            "No scorecard is submitted yet: a decision rests on the panel's feedback."
+        )
+    if decision == Loop.Decision.HIRE and waiting:
+        raise ApplicationError(
+            f"A hire needs every interviewer's scorecard; still waiting for {', '.join(waiting)}."
+        )
 
 
 # --- reminders ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -76,37 +77,46 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
     """Write your scorecard for an interview; drafts save as you go."""
     interview = interview_get(user=request.user, pk=pk)
     # A 404 for a recruiter looking at an interview they are not on.
-    card = services.scorecard_start(interview=interview, by=request.user)
-    card = selectors.own_scorecard_get(user=request.user, pk=card.pk)
+    if request.method != "POST":
+        return _card_page(
+            request, selectors.scorecard_for_page(user=request.user, interview=interview)
+        )
     autosave = request.headers.get("X-Autosave") == "1"
-    if request.method == "POST" and card.is_submitted and autosave:
-        return JsonResponse({"error": "This scorecard is already submitted."}, status=409)
-    if request.method == "POST" and not card.is_submitted:
-        try:
-            recommendation, summary, ratings = _posted(request, card)
-            services.scorecard_save_draft(
-                scorecard=card,
-                by=request.user,
-                recommendation=recommendation,
-                summary=summary,
-                ratings=ratings,
-            )
-            if autosave:
-                return JsonResponse({"saved_at": timezone.localtime().strftime("%H:%M:%S")})
-            if request.POST.get("action") == "submit":
-                services.scorecard_submit(scorecard=card, by=request.user)
-                messages.success(
-                    request, "Scorecard submitted. The panel's feedback is open to you."
-                )
-                return redirect("scoring:debrief", interview.loop_id)
-            messages.success(request, "Draft saved.")
-            return redirect("scoring:scorecard", interview.pk)
-        except ApplicationError as exc:
-            if autosave:
-                return JsonResponse({"error": exc.message}, status=exc.status_code)
-            messages.error(request, exc.message)
+    try:
+        with transaction.atomic():  # a refused first save leaves no empty draft behind
+            card = services.scorecard_start(interview=interview, by=request.user)
             card = selectors.own_scorecard_get(user=request.user, pk=card.pk)
-    return _card_page(request, card)
+            if not card.is_submitted:
+                recommendation, summary, ratings = _posted(request, card)
+                services.scorecard_save_draft(
+                    scorecard=card,
+                    by=request.user,
+                    recommendation=recommendation,
+                    summary=summary,
+                    ratings=ratings,
+                )
+    except ApplicationError as exc:
+        if autosave:
+            return JsonResponse({"error": exc.message}, status=exc.status_code)
+        messages.error(request, exc.message)
+        card = selectors.scorecard_for_page(user=request.user, interview=interview)
+        return _card_page(request, card)
+    if card.is_submitted:
+        if autosave:
+            return JsonResponse({"error": "This scorecard is already submitted."}, status=409)
+        return _card_page(request, card)
+    if autosave:
+        return JsonResponse({"saved_at": timezone.localtime().strftime("%H:%M:%S")})
+    if request.POST.get("action") == "submit":
+        try:
+            services.scorecard_submit(scorecard=card, by=request.user)
+        except ApplicationError as exc:  # the draft is saved; say what is missing
+            messages.error(request, exc.message)
+            return _card_page(request, selectors.own_scorecard_get(user=request.user, pk=card.pk))
+        messages.success(request, "Scorecard submitted. The panel's feedback is open to you.")
+        return redirect("scoring:debrief", interview.loop_id)
+    messages.success(request, "Draft saved.")
+    return redirect("scoring:scorecard", interview.pk)
 
 
 @login_required

@@ -150,6 +150,59 @@ def test_it_answers_409_to_a_second_decision(debriefed: Loop, recruiter: User) -
     assert AuditEvent.objects.filter(action="loop.decided").count() == 1
 
 
+def test_it_refuses_any_decision_before_a_scorecard_is_submitted(
+    panel: Built, recruiter: User
+) -> None:
+    before = state()
+
+    for decision in ("hire", "no_hire"):
+        response = decide(recruiter, panel.loop, {"decision": decision, "rationale": RATIONALE})
+        assert (response.status_code, response.json()) == (
+            400,
+            {"detail": "No scorecard is submitted yet: a decision rests on the panel's feedback."},
+        )
+
+    assert state() == before
+    assert not AuditEvent.objects.filter(action="loop.decided").exists()
+
+
+def test_it_refuses_a_hire_while_an_interviewer_is_outstanding_naming_them(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    interviewer: User,
+    pia: User,
+    recruiter: User,
+) -> None:
+    submitted(interviewer, first)
+    submitted(pia, first, rating=4)
+    before = state()
+
+    response = decide(recruiter, panel.loop, {"decision": "hire", "rationale": RATIONALE})
+
+    # Shadows owe nothing; the two seats of interview 2 are still open.
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": "A hire needs every interviewer's scorecard; still waiting for "
+            f"Omar ({second.title}), Ines ({second.title})."
+        },
+    )
+    assert state() == before
+
+
+def test_a_no_hire_may_close_the_loop_before_every_scorecard_is_in(
+    panel: Built, first: Interview, interviewer: User, recruiter: User
+) -> None:
+    submitted(interviewer, first, rating=1, recommendation="strong_no")
+
+    response = decide(recruiter, panel.loop, {"decision": "no_hire", "rationale": RATIONALE})
+
+    assert response.status_code == 200
+    loop = Loop.objects.get(pk=panel.loop.pk)
+    assert (loop.status, loop.decision) == ("decided", "no_hire")
+
+
 # --- the debrief page's form --------------------------------------------------------------
 
 
@@ -166,6 +219,22 @@ def test_the_page_offers_the_decision_form_to_recruiters_only(
 
     assert "Record the decision" in signed_in(recruiter).get(url).content.decode()
     assert "Record the decision" not in signed_in(interviewer).get(url).content.decode()
+
+
+def test_the_page_waits_for_a_first_scorecard_and_then_offers_a_no_hire_only(
+    panel: Built, first: Interview, interviewer: User, recruiter: User
+) -> None:
+    url = f"/loops/{panel.loop.pk}/debrief/"
+
+    body = signed_in(recruiter).get(url).content.decode()
+    assert "The decision opens once a scorecard is submitted" in body
+    assert 'name="decision"' not in body
+
+    submitted(interviewer, first)
+    body = signed_in(recruiter).get(url).content.decode()
+    assert "3 scorecards still outstanding. A hire waits for every interviewer" in body
+    assert 'name="decision" value="hire" required disabled' in body
+    assert 'name="decision" value="no_hire" required>' in body
 
 
 def test_the_page_records_the_decision(debriefed: Loop, recruiter: User) -> None:

@@ -55,16 +55,32 @@ def test_it_shows_each_question_with_anchored_scale_rubric_and_follow_ups(
         assert f'name="recommendation" value="{value}"' in body
     assert "Submit scorecard" in body
     assert 'data-autosave="1"' in body
-    # Opening the page starts the draft.
+    # Opening the page starts nothing: My interviews still says "Not started".
+    assert '<span class="status">Not started</span>' in body
+    assert not Scorecard.objects.exists()
+
+
+def test_the_first_save_starts_the_draft(first: Interview, interviewer: User) -> None:
+    client = signed_in(interviewer)
+    client.get(url(first))
+
+    response = client.post(url(first), {"summary": "First thoughts"}, HTTP_X_AUTOSAVE="1")
+
+    assert response.status_code == 200
     card = Scorecard.objects.get()
-    assert (card.interviewer, card.status) == (interviewer, "draft")
+    assert (card.interviewer, card.status, card.summary) == (interviewer, "draft", "First thoughts")
+    assert (
+        '<span class="status status-draft">Draft</span>' in client.get(url(first)).content.decode()
+    )
 
 
 def test_it_tells_a_shadow_their_card_does_not_count(first: Interview, sam: User) -> None:
-    response = signed_in(sam).get(url(first))
+    client = signed_in(sam)
+    response = client.get(url(first))
 
     assert response.status_code == 200
     assert "shadow: your card does not count toward the decision" in response.content.decode()
+    client.post(url(first), {"summary": "Watching"}, HTTP_X_AUTOSAVE="1")
     assert Scorecard.objects.get().is_shadow is True
 
 

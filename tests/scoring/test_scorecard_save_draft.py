@@ -371,6 +371,35 @@ def test_it_answers_404_on_someone_elses_card(
     assert state() == before
 
 
+@pytest.mark.parametrize("pk", [999999, 2**63], ids=["unknown", "past-64-bits"])
+def test_it_answers_404_for_a_card_that_does_not_exist(
+    card: Scorecard, first: Interview, interviewer: User, pk: int
+) -> None:
+    before = state()
+
+    response = put(interviewer, Scorecard(pk=pk), payload(first, notes="Nowhere"))
+
+    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert state() == before
+
+
+def test_someone_elses_card_is_a_404_even_with_a_bad_body(
+    card: Scorecard, first: Interview, interviewer: User, pia: User
+) -> None:
+    bad = {"ratings": "not a list"}
+    before = state()
+
+    assert put(pia, card, bad).status_code == 404
+    assert put(pia, Scorecard(pk=999999), bad).status_code == 404
+    # Only the author learns what is wrong with the body.
+    response = put(interviewer, card, bad)
+    assert (response.status_code, response.json()) == (
+        400,
+        {"ratings": {"non_field_errors": ['Expected a list of items but got type "str".']}},
+    )
+    assert state() == before
+
+
 def test_it_answers_409_on_a_submitted_card(first: Interview, interviewer: User) -> None:
     card = submitted(interviewer, first, summary="As submitted")
     before = state()
@@ -390,8 +419,11 @@ def test_the_service_refuses_anyone_but_the_author(
 ) -> None:
     before = state()
 
-    with pytest.raises(Http404):  # the same answer as for a card that does not exist
+    with pytest.raises(Http404):
         services.scorecard_save_draft(scorecard=card, by=pia, summary="Not mine")
+    # The same answer as for a card that does not exist.
+    with pytest.raises(Http404):
+        services.scorecard_save_draft(scorecard=Scorecard(pk=999999), by=pia, summary="None")
 
     assert state() == before
 

@@ -75,10 +75,11 @@ def test_it_answers_404_to_a_recruiter_not_on_the_panel(first: Interview, recrui
     assert state() == before
 
 
-def test_it_answers_404_for_an_unknown_interview(first: Interview, interviewer: User) -> None:
-    response = client_for(interviewer).post(
-        "/api/v1/scorecards/", {"interview": 999999}, format="json"
-    )
+@pytest.mark.parametrize("pk", [999999, 2**63, 10**30], ids=["unknown", "past-64-bits", "huge"])
+def test_it_answers_404_for_an_unknown_interview(
+    first: Interview, interviewer: User, pk: int
+) -> None:
+    response = client_for(interviewer).post("/api/v1/scorecards/", {"interview": pk}, format="json")
 
     assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
     assert not Scorecard.objects.exists()

@@ -168,6 +168,19 @@ def test_it_answers_404_on_someone_elses_card(
     assert state() == before
 
 
+@pytest.mark.parametrize("pk", [999999, 2**63], ids=["unknown", "past-64-bits"])
+def test_it_answers_404_for_a_card_that_does_not_exist(
+    first: Interview, interviewer: User, pk: int
+) -> None:
+    draft(interviewer, first)
+    before = state()
+
+    response = submit(interviewer, Scorecard(pk=pk))
+
+    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert state() == before
+
+
 def test_it_moves_the_loop_to_debrief_once_every_interviewer_but_the_shadow_has_submitted(
     panel: Built,
     first: Interview,
