@@ -474,6 +474,17 @@ def display_names(usernames: Iterable[str]) -> dict[str, str]:
     return names
 
 
+def core_points(question_ids: Iterable[int]) -> dict[int, set[str]]:
+    """Return the texts of each question's core rubric items (any version), in one query."""
+    points: dict[int, set[str]] = {}
+    rows = RubricItem.objects.filter(
+        version__question_id__in=list(question_ids), kind=RubricItem.Kind.CORE
+    ).values_list("version__question_id", "text")
+    for qid, text in rows:
+        points.setdefault(qid, set()).add(text)
+    return points
+
+
 def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:
     """Return what of a snapshot the user may see: all for leads, their own row for others."""
     if is_lead(user):

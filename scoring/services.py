@@ -394,30 +394,24 @@ def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: s
 
 
 def _check_feedback_for(decision: str, loop: Loop) -> None:
-    """Refuse a decision the panel's feedback cannot carry yet.
+    """Refuse a hire until every interviewer's scorecard (shadows aside) is in.
 
-    Any decision needs at least one submitted scorecard. A hire needs every
-    interviewer's (shadows aside); a no-hire may close a loop early, once the
+    A no-hire may close a loop at any point: the candidate withdrew, or the
     panel has seen enough.
     """
-    seats = list(
+    if decision != Loop.Decision.HIRE:
+        return
+    seats = (
         selectors.seats_with_submitted(
             Panelist.objects.filter(interview__loop=loop, is_shadow=False)
         )
+        .filter(submitted=False)
         .order_by("interview__order", "id")
-        .values_list("user__first_name", "user__last_name", "user__username",
-                     "interview__title", "submitted")
-    )  # fmt: skip
-    waiting = [
-        f"{f'{first} {last}'.strip() or username} ({title})"
-        for first, last, username, title, done in seats
-        if not done
-    ]
-    if len(waiting) == len(seats):
-        raise ApplicationError(
-            "No scorecard is submitted yet: a decision rests on the panel's feedback."
-        )
-    if decision == Loop.Decision.HIRE and waiting:
+        .values_list("user__first_name", "user__last_name", "user__username", "interview__title")
+    )
+    waiting = [f"{f'{first} {last}'.strip() or username} ({title})"
+               for first, last, username, title in seats]  # fmt: skip
+    if waiting:
         raise ApplicationError(
             f"A hire needs every interviewer's scorecard; still waiting for {', '.join(waiting)}."
         )

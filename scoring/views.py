@@ -195,9 +195,14 @@ def calibration(request: HttpRequest) -> HttpResponse:
     if request.GET.get("job") and is_lead(request.user):
         job = CalibrationJob.objects.filter(pk=request.GET["job"]).first()
     charts = None
-    for row in result["questions"] if result else []:
-        hits = sorted(row.get("rubric_hit_rates", {}).items(), key=lambda item: item[1])
-        row["least_hit"] = hits[:1]
+    questions = result["questions"] if result else []
+    # The core point least often ticked: a red flag or a strong answer's extra rarely
+    # ticked is as it should be, so neither counts here.
+    core = selectors.core_points(row["question_id"] for row in questions if "question_id" in row)
+    for row in questions:
+        points = core.get(row.get("question_id"), set())
+        hits = [hit for hit in row.get("rubric_hit_rates", {}).items() if hit[0] in points]
+        row["least_hit"] = sorted(hits, key=lambda hit: hit[1])[:1]
     if result:
         # The snapshot keeps usernames (its JSON contract); people read names.
         names = selectors.display_names(row["interviewer"] for row in result["interviewers"])

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from kit.models import AuditEvent, Level, Role
+from kit.models import AuditEvent, Level, Question, Role, RubricItem
 from kit.permissions import INTERVIEWER
 from scoring import services
 from scoring.models import CalibrationJob
@@ -98,6 +98,34 @@ def test_interviewers_show_by_full_name_with_their_username(
     assert "Xavier Rao (rater-x)" in names and "rater-x" not in names
     # Someone without a name set keeps their username, once.
     assert "<td>rater-3</td>" in html
+
+
+def test_the_least_hit_core_point_leaves_red_flags_and_extras_aside(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    snapshot = calibrated.snapshot
+    row = snapshot.result["questions"][0]
+    version = Question.objects.get(pk=row["question_id"]).current
+    RubricItem.objects.filter(version=version).delete()
+    for order, (text, kind) in enumerate(
+        [("Sizes the cache first", "core"), ("Mentions paging", "strong"),
+         ("Ignores the dtype", "red_flag"), ("Names the batch size", "core")]
+    ):  # fmt: skip
+        RubricItem.objects.create(version=version, text=text, kind=kind, order=order)
+    row["rubric_hit_rates"] = {
+        "Sizes the cache first": 0.8,
+        "Mentions paging": 0.1,
+        "Ignores the dtype": 0.0,
+        "Names the batch size": 0.45,
+    }
+    snapshot.save()
+
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert "<th>Least-hit core point</th>" in html
+    assert "Names the batch size (0.45)" in html
+    assert "Ignores the dtype" not in html
+    assert "Mentions paging" not in html
 
 
 def test_thin_data_comes_with_a_warning(

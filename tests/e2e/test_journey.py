@@ -326,17 +326,22 @@ def test_the_whole_journey_from_candidate_to_calibration(
     expect(rita.locator("table.grid tbody tr")).to_have_count(2)
     expect(rita.get_by_text(INES_SUMMARY)).to_be_visible()
     expect(rita.get_by_text(OMAR_SUMMARY)).to_be_visible()
+    # Three panels have not reported: a hire waits for them, a no-hire may close the loop.
+    expect(rita.locator("p.notice")).to_contain_text(
+        "3 scorecards still outstanding. A hire waits for every interviewer"
+    )
+    expect(rita.locator("input[name=decision][value=hire]")).to_be_disabled()
     shot(rita, "recruiter-debrief")
-    rita.locator("label.anchor:has(input[name=decision][value=hire])").click()
-    rita.get_by_label("Rationale").fill("Both panelists saw a calm, structured incident lead.")
+    rita.locator("label.anchor:has(input[name=decision][value=no_hire])").click()
+    rita.get_by_label("Rationale").fill("Withdrew after the shared interview (accepted elsewhere).")
     rita.click("button:has-text('Record decision')")
 
     expect(rita.locator(".messages")).to_contain_text("Decision recorded.")
-    expect(rita.locator(".pagehead")).to_contain_text("Decision: Hire by Rita Moreno")
+    expect(rita.locator(".pagehead")).to_contain_text("Decision: No hire by Rita Moreno")
     expect(rita.locator("button:has-text('Record decision')")).to_have_count(0)
     shot(rita, "recruiter-decided")
     loop.refresh_from_db()
-    assert (loop.status, loop.decision, loop.decided_by.username) == ("decided", "hire", "rita")
+    assert (loop.status, loop.decision, loop.decided_by.username) == ("decided", "no_hire", "rita")
 
     # --- 5. The calibration lead recalculates -----------------------------------------
     leo = sessions("leo")

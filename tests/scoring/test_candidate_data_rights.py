@@ -37,7 +37,7 @@ def test_erasing_removes_personal_data_and_free_text_but_keeps_the_ratings(
     panel, interviewer, pia, recruiter
 ):
     candidate = scored(panel, interviewer, pia)
-    services.loop_decide(loop=panel.loop, by=recruiter, decision="hire", rationale="Strong")
+    services.loop_decide(loop=panel.loop, by=recruiter, decision="no_hire", rationale="Seen enough")
     ratings_before = sorted(QuestionRating.objects.values_list("pk", "rating", "scorecard_id"))
 
     response = client_for(recruiter).post(f"/api/v1/candidates/{candidate.pk}/erase/")
@@ -51,7 +51,7 @@ def test_erasing_removes_personal_data_and_free_text_but_keeps_the_ratings(
     assert set(Scorecard.objects.values_list("summary", flat=True)) == {""}
     assert set(QuestionRating.objects.values_list("notes", flat=True)) == {""}
     assert Loop.objects.get().decision_rationale == "(erased)"
-    assert Loop.objects.get().decision == "hire"
+    assert Loop.objects.get().decision == "no_hire"
     assert sorted(QuestionRating.objects.values_list("pk", "rating", "scorecard_id")) == (
         ratings_before
     )

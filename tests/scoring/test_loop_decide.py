@@ -150,20 +150,27 @@ def test_it_answers_409_to_a_second_decision(debriefed: Loop, recruiter: User) -
     assert AuditEvent.objects.filter(action="loop.decided").count() == 1
 
 
-def test_it_refuses_any_decision_before_a_scorecard_is_submitted(
-    panel: Built, recruiter: User
-) -> None:
+def test_it_refuses_a_hire_before_any_scorecard_is_in(panel: Built, recruiter: User) -> None:
     before = state()
 
-    for decision in ("hire", "no_hire"):
-        response = decide(recruiter, panel.loop, {"decision": decision, "rationale": RATIONALE})
-        assert (response.status_code, response.json()) == (
-            400,
-            {"detail": "No scorecard is submitted yet: a decision rests on the panel's feedback."},
-        )
+    response = decide(recruiter, panel.loop, {"decision": "hire", "rationale": RATIONALE})
 
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith(
+        "A hire needs every interviewer's scorecard; still waiting for Ines (Interview 1), "
+    )
     assert state() == before
     assert not AuditEvent.objects.filter(action="loop.decided").exists()
+
+
+def test_a_no_hire_may_close_a_loop_nobody_has_scored_yet(panel: Built, recruiter: User) -> None:
+    response = decide(
+        recruiter, panel.loop, {"decision": "no_hire", "rationale": "The candidate withdrew."}
+    )
+
+    assert response.status_code == 200
+    loop = Loop.objects.get(pk=panel.loop.pk)
+    assert (loop.status, loop.decision) == ("decided", "no_hire")
 
 
 def test_it_refuses_a_hire_while_an_interviewer_is_outstanding_naming_them(
@@ -221,20 +228,33 @@ def test_the_page_offers_the_decision_form_to_recruiters_only(
     assert "Record the decision" not in signed_in(interviewer).get(url).content.decode()
 
 
-def test_the_page_waits_for_a_first_scorecard_and_then_offers_a_no_hire_only(
-    panel: Built, first: Interview, interviewer: User, recruiter: User
+def test_the_page_offers_only_a_no_hire_while_scorecards_are_outstanding(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    interviewer: User,
+    pia: User,
+    other_interviewer: User,
+    recruiter: User,
 ) -> None:
     url = f"/loops/{panel.loop.pk}/debrief/"
 
     body = signed_in(recruiter).get(url).content.decode()
-    assert "The decision opens once a scorecard is submitted" in body
-    assert 'name="decision"' not in body
+    assert "No scorecard is in yet. A hire waits for every interviewer" in body
+    assert 'name="decision" value="hire" required disabled' in body
+    assert 'name="decision" value="no_hire" required>' in body
 
     submitted(interviewer, first)
     body = signed_in(recruiter).get(url).content.decode()
     assert "3 scorecards still outstanding. A hire waits for every interviewer" in body
     assert 'name="decision" value="hire" required disabled' in body
-    assert 'name="decision" value="no_hire" required>' in body
+
+    submitted(pia, first)
+    submitted(other_interviewer, second)
+    submitted(interviewer, second)  # the shadow owes nothing
+    body = signed_in(recruiter).get(url).content.decode()
+    assert "still outstanding" not in body
+    assert 'name="decision" value="hire" required>' in body
 
 
 def test_the_page_records_the_decision(debriefed: Loop, recruiter: User) -> None:

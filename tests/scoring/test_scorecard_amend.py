@@ -264,7 +264,9 @@ def test_it_refuses_a_rating_outside_the_scale(
 def test_it_refuses_to_amend_once_the_loop_is_decided(
     panel: Built, card: Scorecard, first: Interview, interviewer: User, recruiter: User
 ) -> None:
-    services.loop_decide(loop=panel.loop, by=recruiter, decision="hire", rationale="Strong panel.")
+    services.loop_decide(
+        loop=panel.loop, by=recruiter, decision="no_hire", rationale="Seen enough."
+    )
     before = state()
 
     response = amend(interviewer, card, payload(first, rating=2, reason=REASON))

@@ -38,6 +38,8 @@ CANDIDATES = [
     ("Devon Okafor", "L6", 2),
     ("Emery Tanaka", "L3", 4),
 ]
+# Just applied: no loop yet, for the recruiter to build one.
+NEW_CANDIDATE = "Finley Park"
 # Earlier candidates whose loops are decided: enough history for calibration to say something.
 HISTORY = [
     "Harper Ng", "Jordan Silva", "Kai Andersen", "Logan Mwangi", "Morgan Petrov", "Noa Haddad",
@@ -121,6 +123,10 @@ class Command(BaseCommand):
                 decision="hire" if mean + rng.gauss(0, 0.3) > 2.7 else "no_hire",
                 rationale="Decided in the debrief from the panel's evidence.",
             )
+            # Decided in the debrief two days after the last interview (or just now).
+            last = max(i.scheduled_end for i in loop.interviews.all())
+            decided = min(last + timedelta(days=2), timezone.now())
+            Loop.objects.filter(pk=loop.pk).update(decided_at=decided)
 
     def _score(
         self, interview: Any, user: User, ability: float, rng: random.Random, panel: list[User]
@@ -170,7 +176,15 @@ class Command(BaseCommand):
             summary=SUMMARIES[recommendation],
             ratings=ratings,
         )
-        return services.scorecard_submit(scorecard=card, by=user)
+        card = services.scorecard_submit(scorecard=card, by=user)
+        end = interview.scheduled_end
+        if end is not None and end < card.submitted_at:
+            # History: the card went in some hours after its interview, not when this ran.
+            at = min(end + timedelta(hours=rng.uniform(1, 30)), card.submitted_at)
+            Scorecard.objects.filter(pk=card.pk).update(created_at=end, updated_at=at,
+                                                        submitted_at=at)  # fmt: skip
+            card.created_at, card.updated_at, card.submitted_at = end, at, at
+        return card
 
     def _scheduled_loop(
         self, name: str, level: Level, start: Any, panel: list[User], index: int, users: dict
@@ -204,6 +218,9 @@ class Command(BaseCommand):
         rng = random.Random(11)
         panel = [users[f"demo-interviewer-{n}"] for n in range(1, len(INTERVIEWERS) + 1)]
         day = timezone.now().replace(hour=9, minute=0, second=0, microsecond=0)
+        interview_services.candidate_create(
+            name=NEW_CANDIDATE, email="finley.park@candidates.example", phone="+1 555 0199"
+        )
         for index, (name, level, offset) in enumerate(CANDIDATES):
             loop = self._scheduled_loop(
                 name, Level.objects.get(name=level), day + timedelta(days=offset), panel,
