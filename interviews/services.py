@@ -6,6 +6,7 @@ from datetime import datetime
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from config.exceptions import ApplicationError
 from interviews import selectors
@@ -132,6 +133,47 @@ def interview_question_move(*, item: InterviewQuestion, up: bool) -> None:
 
 
 @transaction.atomic
+def _name(user: User) -> str:
+    return user.get_full_name() or user.get_username()
+
+
+def _span(interview: Interview) -> str:
+    start = timezone.localtime(interview.scheduled_start)
+    end = timezone.localtime(interview.scheduled_end)
+    return f"{start:%a %d %b %H:%M}–{end:%H:%M}"
+
+
+def _check_clashes(
+    interview: Interview, people: Sequence[User], start: datetime, end: datetime
+) -> None:
+    """Refuse a time at which the candidate or someone on the panel is already in an interview.
+
+    Back-to-back is fine: intervals overlap only if each starts before the other ends.
+    """
+    during = Q(scheduled_start__lt=end, scheduled_end__gt=start)
+    clash = interview.loop.interviews.exclude(pk=interview.pk).filter(during)
+    clash = clash.order_by("scheduled_start").first()
+    if clash is not None:
+        raise ApplicationError(
+            f"It overlaps {clash.title} ({_span(clash)}): "
+            "the candidate cannot be in two interviews at once."
+        )
+    busy = (
+        Panelist.objects.filter(user__in=people)
+        .filter(Q(interview__scheduled_start__lt=end, interview__scheduled_end__gt=start))
+        .exclude(interview=interview)
+        .exclude(interview__loop__status=Loop.Status.DECIDED)
+        .select_related("user", "interview__loop__candidate")
+        .order_by("interview__scheduled_start")
+        .first()
+    )
+    if busy is not None:
+        raise ApplicationError(
+            f"{_name(busy.user)} is already on {busy.interview.title} with "
+            f"{busy.interview.loop.candidate.name} then ({_span(busy.interview)})."
+        )
+
+
 def interview_update(
     *,
     interview: Interview,
@@ -147,11 +189,14 @@ def interview_update(
     if len({u.pk for u in interviewers}) != len(interviewers):
         raise ApplicationError("An interviewer is listed twice.")
     if shadow is not None and shadow.pk in {u.pk for u in interviewers}:
-        raise ApplicationError(f"{shadow.get_username()} cannot be both interviewer and shadow.")
+        raise ApplicationError(f"{_name(shadow)} cannot be both interviewer and shadow.")
     if (scheduled_start is None) != (scheduled_end is None):
         raise ApplicationError("Give both a start and an end time, or neither.")
-    if scheduled_start and scheduled_end and scheduled_end <= scheduled_start:
-        raise ApplicationError("The interview must end after it starts.")
+    if scheduled_start and scheduled_end:
+        if scheduled_end <= scheduled_start:
+            raise ApplicationError("The interview must end after it starts.")
+        people = [*interviewers, *([shadow] if shadow else [])]
+        _check_clashes(interview, people, scheduled_start, scheduled_end)
     interview.scheduled_start = scheduled_start
     interview.scheduled_end = scheduled_end
     interview.save(update_fields=["scheduled_start", "scheduled_end"])

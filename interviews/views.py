@@ -102,12 +102,22 @@ def loop_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def loop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     _recruiter(request)
+    return _loop_page(request, pk)
+
+
+def _loop_page(
+    request: HttpRequest, pk: int, *, refused: tuple[int, PanelForm] | None = None
+) -> HttpResponse:
+    """Render the loop; `refused` is an interview's panel form that was turned down,
+    shown again with what the recruiter entered and why."""
     loop = selectors.loop_get(user=request.user, pk=pk)
     people = interviewer_choices()
     interviews = [
         (
             interview,
-            PanelForm(
+            refused[1]
+            if refused and refused[0] == interview.pk
+            else PanelForm(
                 initial={
                     "interviewers": [p.user_id for p in interview.panel.all() if not p.is_shadow],
                     "shadow": next((p.user_id for p in interview.panel.all() if p.is_shadow), None),
@@ -133,12 +143,16 @@ def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             services.interview_update(interview=interview, **form.cleaned_data)
             messages.success(request, f"Saved the panel for {interview.title}.")
+            return redirect(f"{_loop_url(interview.loop_id)}#interview-{interview.pk}")
         except ApplicationError as exc:
-            messages.error(request, f"{interview.title}: {exc.message}")
-    else:
-        problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
-        messages.error(request, f"{interview.title}: {problems}")
-    return redirect(f"{_loop_url(interview.loop_id)}#interview-{interview.pk}")
+            form.add_error(None, exc.message)
+    problems = "; ".join(
+        " ".join(errors) if field == "__all__" else f"{form[field].label}: {' '.join(errors)}"
+        for field, errors in form.errors.items()
+    )
+    messages.error(request, f"{interview.title}: {problems}")
+    # Shown again as entered, not redirected: a redirect would drop what was picked.
+    return _loop_page(request, interview.loop_id, refused=(interview.pk, form))
 
 
 def _item_for(request: HttpRequest, pk: int) -> InterviewQuestion:

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from interviews import services
 from interviews.models import Loop
 from tests.conftest import client_for, make_user
 from tests.interviews.helpers import iso, snapshot
@@ -64,7 +65,8 @@ def test_the_loop_is_scheduled_once_every_interview_has_a_panel_and_a_time(
     assert put(recruiter, interviews[0], body(interviewer)).status_code == 200
     loop.refresh_from_db()
     assert loop.status == Loop.Status.DRAFT
-    put(recruiter, interviews[1], body(other_interviewer, start=START, end=END))
+    later = timedelta(hours=1)
+    put(recruiter, interviews[1], body(other_interviewer, start=START + later, end=END + later))
     loop.refresh_from_db()
     assert loop.status == Loop.Status.SCHEDULED
 
@@ -91,7 +93,7 @@ def test_clearing_a_time_moves_a_scheduled_loop_back_to_draft(
     ("case", "message"),
     [
         ("no interviewers", "An interview needs at least one interviewer."),
-        ("shadow on the panel", "ines cannot be both interviewer and shadow."),
+        ("shadow on the panel", "Ines cannot be both interviewer and shadow."),
         ("listed twice", "An interviewer is listed twice."),
         ("end before start", "The interview must end after it starts."),
         ("end equals start", "The interview must end after it starts."),
@@ -115,6 +117,60 @@ def test_it_refuses_an_impossible_panel_or_time_and_changes_nothing(
     response = put(recruiter, interviews[0], payload)
     assert response.status_code == 400
     assert response.json() == {"detail": message}
+    assert snapshot() == before
+
+
+def test_it_refuses_a_time_when_the_candidate_is_in_another_interview(
+    recruiter, interviewer, other_interviewer, interviews
+):
+    put(recruiter, interviews[0], body(interviewer))
+    before = snapshot()
+
+    half = timedelta(minutes=30)
+    response = put(recruiter, interviews[1], body(other_interviewer, start=START + half,
+                                                  end=END + half))  # fmt: skip
+
+    start, end = timezone.localtime(START), timezone.localtime(END)
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": f"It overlaps {interviews[0].title} ({start:%a %d %b %H:%M}–{end:%H:%M}): "
+            "the candidate cannot be in two interviews at once."
+        },
+    )
+    assert snapshot() == before
+
+
+def test_back_to_back_interviews_are_fine(recruiter, interviewer, interviews):
+    put(recruiter, interviews[0], body(interviewer))
+
+    response = put(recruiter, interviews[1], body(interviewer, start=END, end=END + (END - START)))
+
+    assert response.status_code == 200
+
+
+def test_it_refuses_an_interviewer_already_on_another_interview_then(
+    recruiter, interviewer, other_interviewer, interviews, world
+):
+    jo = services.candidate_create(name="Jo Other")
+    other_loop = services.loop_create(
+        candidate=jo, role=world.role, level=world.level, by=recruiter
+    )
+    elsewhere = other_loop.interviews.order_by("order").first()
+    put(recruiter, elsewhere, body(other_interviewer, start=START, end=END))
+    before = snapshot()
+
+    # Omar as the shadow is as busy as Omar on the panel.
+    response = put(recruiter, interviews[0], body(interviewer, shadow=other_interviewer))
+
+    start, end = timezone.localtime(START), timezone.localtime(END)
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": f"Omar is already on {elsewhere.title} with Jo Other then "
+            f"({start:%a %d %b %H:%M}–{end:%H:%M})."
+        },
+    )
     assert snapshot() == before
 
 
@@ -180,5 +236,31 @@ def test_the_panel_page_form_reports_a_refusal_and_changes_nothing(
         follow=True,
     )
     assert response.status_code == 200
-    assert "ines cannot be both interviewer and shadow." in response.content.decode()
+    assert "Ines cannot be both interviewer and shadow." in response.content.decode()
+    assert snapshot() == before
+
+
+def test_the_panel_page_form_keeps_what_was_entered_after_a_refusal(
+    client, recruiter, interviewer, other_interviewer, interviews
+):
+    first = interviews[0]
+    client.force_login(recruiter)
+    prefix = f"i{first.pk}"
+    before = snapshot()
+
+    response = client.post(
+        reverse("interviews:interview-panel", args=[first.pk]),
+        {
+            f"{prefix}-interviewers": [interviewer.pk, other_interviewer.pk],
+            f"{prefix}-scheduled_start": "2031-03-04T11:00",
+            f"{prefix}-scheduled_end": "2031-03-04T10:00",
+        },
+    )
+
+    assert response.status_code == 200  # shown again, not redirected
+    html = response.content.decode()
+    assert '<p class="error" role="alert">The interview must end after it starts. </p>' in html
+    assert f'<option value="{interviewer.pk}" selected>' in html
+    assert f'<option value="{other_interviewer.pk}" selected>' in html
+    assert 'value="2031-03-04T11:00"' in html
     assert snapshot() == before
