@@ -474,6 +474,13 @@ def display_names(usernames: Iterable[str]) -> dict[str, str]:
     return names
 
 
+def last_checked(*, role: Role) -> datetime | None:
+    """Return when a recalculation of the role last finished. A run that found no new
+    ratings keeps the snapshot it had, so this can be later than its computed_at."""
+    done = CalibrationJob.objects.filter(role=role, status=CalibrationJob.Status.DONE)
+    return done.order_by("-finished_at").values_list("finished_at", flat=True).first()
+
+
 def core_points(question_ids: Iterable[int]) -> dict[int, set[str]]:
     """Return the texts of each question's core rubric items (any version), in one query."""
     points: dict[int, set[str]] = {}

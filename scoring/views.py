@@ -1,5 +1,6 @@
 import csv
 import json
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -26,7 +27,7 @@ from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
 from scoring.anchors import anchors
 from scoring.forms import parse_scorecard
-from scoring.models import CalibrationJob, Scorecard
+from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 
 
 def _questions(scorecard: Scorecard) -> list[dict]:
@@ -183,6 +184,15 @@ def _calibration_scope(request: HttpRequest) -> tuple[Role | None, Level | None]
     return role, level
 
 
+def _checked_again(role: Role | None, snapshot: CalibrationSnapshot | None) -> datetime | None:
+    """When a later run found nothing new and kept the snapshot, say so: otherwise
+    "Recalculate now" looks as if it did nothing."""
+    if role is None or snapshot is None:
+        return None
+    checked = selectors.last_checked(role=role)
+    return checked if checked and checked > snapshot.computed_at + timedelta(minutes=1) else None
+
+
 @login_required
 def calibration(request: HttpRequest) -> HttpResponse:
     """The calibration dashboard: leads see the panel; others see their own row."""
@@ -240,6 +250,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "result": result,
             "charts": charts,
             "job": job,
+            "checked_again": _checked_again(role, snapshot),
             "full": is_lead(request.user),
         },
     )

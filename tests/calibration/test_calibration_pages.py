@@ -4,11 +4,13 @@ import csv
 import io
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 
 from kit.models import AuditEvent, Level, Question, Role, RubricItem
 from kit.permissions import INTERVIEWER
@@ -235,12 +237,13 @@ def test_the_dashboard_makes_a_fixed_number_of_queries_for_a_large_panel(
     # 5. the latest snapshot of the scope
     # 6. the user's groups (is_lead, cached on the user for the template's personas too)
     # 7. the trend (reliability of past snapshots)
-    # 8. the questions' core rubric points (the least-hit column leaves the rest aside)
-    # 9. the interviewers' full names (the snapshot keeps usernames)
-    # 10. the roles for the filter
-    # 11. the levels for the filter
+    # 8. when a run last finished (it may have kept this snapshot)
+    # 9. the questions' core rubric points (the least-hit column leaves the rest aside)
+    # 10. the interviewers' full names (the snapshot keeps usernames)
+    # 11. the roles for the filter
+    # 12. the levels for the filter
     # Nothing per interviewer, candidate or question: the rows come from the snapshot JSON.
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(12):
         response = client.get(DASHBOARD, {"role": role.pk})
     assert response.status_code == 200
     assert len(tables(response.content.decode())["Interviewers"]) == 1 + panel
@@ -305,6 +308,24 @@ def test_a_recalculation_run_on_commit_shows_done(
     html = client.get(response["Location"]).content.decode()
     assert 'data-status="done"' in html
     assert '<span id="run-text" aria-live="polite">Done</span>' in html
+
+
+def test_a_run_that_finds_nothing_new_says_it_checked(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    snapshot = calibrated.snapshot
+    html = page(client, lead, role=calibrated.role.pk)
+    assert "Checked again" not in html
+
+    # A later run found the same ratings and kept the snapshot it had.
+    later = snapshot.computed_at + timedelta(hours=2)
+    CalibrationJob.objects.filter(pk=calibrated.job.pk).update(finished_at=later)
+
+    html = page(client, lead, role=calibrated.role.pk)
+    when = timezone.localtime(later)
+    assert (
+        f"Checked again {when:%-d %b, %H:%M}: no new ratings since, so the numbers stand." in html
+    )
 
 
 @pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
