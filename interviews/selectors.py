@@ -214,8 +214,9 @@ def loop_get(*, user: User, pk: int) -> Loop:
     )
 
 
-def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview]]:
-    """Return the user's upcoming (and unscheduled) and past interviews."""
+def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview], list[Interview]]:
+    """Return the user's interviews: scorecards owed (held, not submitted, loop open;
+    oldest first), upcoming (and unscheduled), and the rest of the past (newest first)."""
     now = timezone.now()
     mine = list(
         Interview.objects.filter(panel__user=user)  # type: ignore[misc]
@@ -232,7 +233,11 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview]]:
     )
     past = [i for i in mine if i.scheduled_end and i.scheduled_end < now]
     upcoming = [i for i in mine if i not in past]
-    return upcoming, list(reversed(past))
+    owed = [
+        i for i in past if i.card_status != "submitted" and i.loop.status != Loop.Status.DECIDED
+    ]
+    done = [i for i in past if i not in owed]
+    return owed, upcoming, list(reversed(done))
 
 
 def kit_for(*, interview: Interview) -> list[InterviewQuestion]:

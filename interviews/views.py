@@ -202,8 +202,9 @@ def _loop_url(pk: int) -> str:
 
 @login_required
 def my_interviews(request: HttpRequest) -> HttpResponse:
-    upcoming, past = selectors.my_interviews(user=request.user)
-    return render(request, "interviews/my_interviews.html", {"upcoming": upcoming, "past": past})
+    owed, upcoming, past = selectors.my_interviews(user=request.user)
+    context = {"owed": owed, "upcoming": upcoming, "past": past}
+    return render(request, "interviews/my_interviews.html", context)
 
 
 @login_required

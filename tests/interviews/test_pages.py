@@ -273,7 +273,9 @@ def test_a_decided_loop_offers_no_changes(signed_in, recruiter, loop):
 # --- interviewers ----------------------------------------------------------------------
 
 
-def test_my_interviews_lists_upcoming_and_past(signed_in, interviewer, world, panels, interviews):
+def test_my_interviews_lists_owed_upcoming_and_past(
+    signed_in, interviewer, world, panels, interviews
+):
     past = services.loop_create(
         candidate=services.candidate_create(name="Avery Past"), role=world.role, level=world.level
     )
@@ -284,13 +286,25 @@ def test_my_interviews_lists_upcoming_and_past(signed_in, interviewer, world, pa
         scheduled_start=held,
         scheduled_end=held + timedelta(minutes=45),
     )
-    body = signed_in(interviewer).get(reverse("interviews:my-interviews")).content.decode()
-    upcoming, _, earlier = body.partition("<h2>Past</h2>")
+    page = signed_in(interviewer)
+    body = page.get(reverse("interviews:my-interviews")).content.decode()
+    # Held three days ago and not scored: owed, at the top, before anything upcoming.
+    owed, _, rest = body.partition("<h2>Upcoming</h2>")
+    upcoming, _, earlier = rest.partition("<h2>Past</h2>")
+    assert "<h2>Scorecards owed</h2>" in owed
+    assert "1 interview held without your submitted scorecard" in owed
+    assert "Avery Past" in owed and "Casey Quinn" not in owed
     assert "Casey Quinn" in upcoming and "Avery Past" not in upcoming
-    assert "Avery Past" in earlier and "Casey Quinn" not in earlier
+    assert "Avery Past" not in earlier
     assert reverse("interviews:kit", args=[interviews[0].pk]) in upcoming
     # Omar's interview of the same loop is not Ines's.
     assert reverse("interviews:kit", args=[interviews[1].pk]) not in body
+
+    # Once its loop is decided nothing is owed there any more: it is simply past.
+    Loop.objects.filter(pk=past.pk).update(status=Loop.Status.DECIDED)
+    body = page.get(reverse("interviews:my-interviews")).content.decode()
+    assert "Scorecards owed" not in body
+    assert "Avery Past" in body.partition("<h2>Past</h2>")[2]
 
 
 def test_the_kit_shows_each_question_as_asked_with_its_rubric_and_follow_ups(
