@@ -214,6 +214,8 @@ def calibration(request: HttpRequest) -> HttpResponse:
         hits = [hit for hit in row.get("rubric_hit_rates", {}).items() if hit[0] in points]
         row["least_hit"] = sorted(hits, key=lambda hit: hit[1])[:1]
     if result:
+        # Strongest first: the order a debrief reads candidates in.
+        result["candidates"].sort(key=lambda r: (r["adjusted"] is None, -(r["adjusted"] or 0)))
         # The snapshot keeps usernames (its JSON contract); people read names.
         names = selectors.display_names(row["interviewer"] for row in result["interviewers"])
         for row in result["interviewers"]:

@@ -58,9 +58,11 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
 
     result = calibrated.snapshot.result
     alpha = result["reliability"]["krippendorff_alpha"]
-    assert f'<div class="big">{alpha["interval"]}</div>' in html
-    assert f"ordinal {alpha['ordinal']} · nominal {alpha['nominal']}" in html
-    assert f'<div class="big">{result["reliability"]["g_qk"]}</div>' in html
+    # Shown to two decimals; the snapshot and its CSV keep every digit.
+    assert f'<div class="big">{alpha["interval"]:.2f}</div>' in html
+    assert f"ordinal {alpha['ordinal']:.2f} · nominal {alpha['nominal']:.2f}" in html
+    assert f'<div class="big">{result["reliability"]["g_qk"]:.2f}</div>' in html
+    assert "Krippendorff's <span class=\"greek\">α</span>" in html
     assert "Last computed" in html and "from 140 ratings." in html
     found = tables(html)
     # Each row reads "Full Name username", or the username alone where no name is set.
@@ -72,12 +74,14 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     by_name = {row["interviewer"]: row for row in result["interviewers"]}
     assert interviewers["rater-x"][1:4] == [
         "20",
-        str(by_name["rater-x"]["mean"]),
-        str(by_name["rater-x"]["leniency"]),
+        f"{by_name['rater-x']['mean']:.2f}",
+        f"{by_name['rater-x']['leniency']:.2f}",
     ]
     assert [row[0] for row in found["Questions"][1:]] == ["Question 1", "Question 2"]
     candidates = found["Candidates: raw versus adjusted"][1:]
     assert sorted(row[0] for row in candidates) == [f"Candidate {c:03}" for c in range(1, 11)]
+    adjusted = [float(row[3]) for row in candidates]
+    assert adjusted == sorted(adjusted, reverse=True)  # strongest first
     for canvas in ("severity-chart", "candidates-chart", "trend-chart"):
         assert f'<canvas id="{canvas}"' in html
     assert f'<script src="{CHART_JS}"></script>' in html
