@@ -97,7 +97,7 @@ def interview_question_swap(
             f"'{question.title}' cannot go in this interview: it must be an active question for "
             "this level and slot that the candidate has not had and that fits the time left."
         )
-    who = f" by {by.get_username()}" if by else ""
+    who = f" by {_name(by)}" if by else ""
     item.question = question
     item.version_id = allowed[question.pk].version_id
     item.reason = f"swapped in{who}"

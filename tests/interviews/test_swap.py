@@ -123,7 +123,7 @@ def test_it_swaps_in_an_allowed_question_through_the_api(recruiter, loop, more):
             "title": "serving-3",
             "version": 1,
             "minutes": 20,
-            "reason": "swapped in by rita",
+            "reason": "swapped in by Rita",
             **pinned(target),
         },
         {
@@ -241,7 +241,7 @@ def test_the_swap_page_swaps_in_an_allowed_question(client, recruiter, loop, wor
     target.refresh_from_db()
     assert target.question == world.q["serving-3"]
     assert target.version.in_use
-    assert target.reason == "swapped in by rita"
+    assert target.reason == "swapped in by Rita"
 
 
 def test_the_swap_page_refuses_a_disallowed_question_and_changes_nothing(

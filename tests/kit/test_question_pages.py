@@ -239,7 +239,7 @@ def test_it_shows_the_version_history_and_an_older_version(browser: Client, lead
     assert "A common miss is the dtype size." in html
     assert "<strong>v2</strong>" in html
     assert '<a href="?version=1">v1</a>' in html
-    assert "· leo" in html
+    assert "· Leo" in html
     assert "You are reading version" not in html
 
     assert old.status_code == 200

@@ -116,7 +116,7 @@ def test_it_shows_the_amendment_on_the_debrief_page(
 
     assert response.status_code == 200
     body = response.content.decode()
-    assert "<strong>Amended</strong> by ines" in body
+    assert "<strong>Amended</strong> by Ines" in body
     assert "“Re-read my notes: the cost estimate was off by 10x.”" in body
     assert "(recommendation yes → no)" in body
 
