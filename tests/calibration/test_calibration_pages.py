@@ -62,7 +62,7 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     assert f'<div class="big">{alpha["interval"]:.2f}</div>' in html
     assert f"ordinal {alpha['ordinal']:.2f} · nominal {alpha['nominal']:.2f}" in html
     assert f'<div class="big">{result["reliability"]["g_qk"]:.2f}</div>' in html
-    assert "Krippendorff's <span class=\"greek\">α</span>" in html
+    assert 'Krippendorff\'s <span class="greek">α</span>' in html
     assert "Last computed" in html and "from 140 ratings." in html
     found = tables(html)
     # Each row reads "Full Name username", or the username alone where no name is set.

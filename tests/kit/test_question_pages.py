@@ -276,7 +276,7 @@ def test_a_lead_retires_and_restores_a_question_from_its_page(
     web.force_login(lead)
     question = bank["a"]
     page = web.get(f"/bank/questions/{question.pk}/").content.decode()
-    assert 'value="retired" class="danger">Retire</button>' in page
+    assert 'value="retired" class="danger" data-confirm="Retire' in page
 
     response = web.post(status_url(question), {"status": "retired"}, follow=True)
 
