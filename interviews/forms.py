@@ -28,7 +28,7 @@ def interviewer_choices() -> list[User]:
 
 class PanelForm(forms.Form):
     interviewers = forms.TypedMultipleChoiceField(
-        coerce=int, widget=forms.SelectMultiple(attrs={"size": 4})
+        coerce=int, widget=forms.SelectMultiple(attrs={"size": 6})
     )
     shadow = forms.TypedChoiceField(coerce=int, required=False, empty_value=None)
     scheduled_start = forms.DateTimeField(

@@ -11,7 +11,7 @@ from config.exceptions import ApplicationError
 from interviews import markdown, selectors, services
 from interviews.forms import CandidateForm, LoopBuildForm, PanelForm, interviewer_choices
 from interviews.models import Candidate, InterviewQuestion
-from kit.models import Question, RubricItem
+from kit.models import Question, Role, RubricItem
 from kit.permissions import is_lead, is_recruiter
 
 
@@ -85,7 +85,9 @@ def loop_new(request: HttpRequest) -> HttpResponse:
     # "Build a loop" on a candidate's page links here with the candidate alone:
     # preselect them rather than greet the recruiter with "role: required".
     bound = request.method == "POST" or bool({"role", "level"} & set(data))
-    form = LoopBuildForm(data if bound else None, initial={"candidate": data.get("candidate")})
+    roles = list(Role.objects.values_list("pk", flat=True)[:2])
+    initial = {"candidate": data.get("candidate"), "role": roles[0] if len(roles) == 1 else None}
+    form = LoopBuildForm(data if bound else None, initial=initial)
     plan = error = None
     if form.is_bound and form.is_valid():
         try:

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from interviews import services
 from interviews.models import Candidate, Loop
-from kit.models import Level, LoopSlot
+from kit.models import Level, LoopSlot, Question, Role
 from kit.permissions import INTERVIEWER
 from tests.conftest import make_user
 from tests.interviews.helpers import EMAIL, PHONE, snapshot
@@ -194,6 +194,20 @@ def test_the_build_page_starts_with_an_empty_form(signed_in, recruiter, world):
     response = signed_in(recruiter).get(reverse("interviews:loop-new"))
     assert response.status_code == 200
     assert "Save this loop" not in response.content.decode()
+
+
+def test_the_build_page_preselects_the_only_role(signed_in, recruiter, world):
+    page = signed_in(recruiter)
+    assert Role.objects.count() == 2
+
+    body = page.get(reverse("interviews:loop-new")).content.decode()
+    assert f'<option value="{world.role.pk}" selected>' not in body
+
+    others = Role.objects.exclude(pk=world.role.pk)
+    Question.objects.filter(role__in=others).delete()
+    others.delete()
+    body = page.get(reverse("interviews:loop-new")).content.decode()
+    assert f'<option value="{world.role.pk}" selected>' in body
 
 
 # --- loops --------------------------------------------------------------------------
