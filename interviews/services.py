@@ -132,15 +132,15 @@ def interview_question_move(*, item: InterviewQuestion, up: bool) -> None:
         interview_questions_reorder(interview=item.interview, order=ids)
 
 
-@transaction.atomic
-def _name(user: User) -> str:
-    return user.get_full_name() or user.get_username()
+def _name(user: AbstractBaseUser) -> str:
+    full = user.get_full_name() if isinstance(user, User) else ""
+    return full or user.get_username()
 
 
 def _span(interview: Interview) -> str:
     start = timezone.localtime(interview.scheduled_start)
     end = timezone.localtime(interview.scheduled_end)
-    return f"{start:%a %d %b %H:%M}–{end:%H:%M}"
+    return f"{start:%a %d %b %H:%M}–{end:%H:%M %Z}"
 
 
 def _check_clashes(
@@ -151,8 +151,14 @@ def _check_clashes(
     Back-to-back is fine: intervals overlap only if each starts before the other ends.
     """
     during = Q(scheduled_start__lt=end, scheduled_end__gt=start)
-    clash = interview.loop.interviews.exclude(pk=interview.pk).filter(during)
-    clash = clash.order_by("scheduled_start").first()
+    # The candidate's interviews in any open loop, this one's included.
+    clash = (
+        Interview.objects.filter(during, loop__candidate_id=interview.loop.candidate_id)
+        .exclude(loop__status=Loop.Status.DECIDED)
+        .exclude(pk=interview.pk)
+        .order_by("scheduled_start")
+        .first()
+    )
     if clash is not None:
         raise ApplicationError(
             f"It overlaps {clash.title} ({_span(clash)}): "
@@ -174,6 +180,7 @@ def _check_clashes(
         )
 
 
+@transaction.atomic
 def interview_update(
     *,
     interview: Interview,

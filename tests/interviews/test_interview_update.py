@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from interviews import services
-from interviews.models import Loop
+from interviews.models import Loop, Panelist
 from tests.conftest import client_for, make_user
 from tests.interviews.helpers import iso, snapshot
 
@@ -134,7 +134,7 @@ def test_it_refuses_a_time_when_the_candidate_is_in_another_interview(
     assert (response.status_code, response.json()) == (
         400,
         {
-            "detail": f"It overlaps {interviews[0].title} ({start:%a %d %b %H:%M}–{end:%H:%M}): "
+            "detail": f"It overlaps {interviews[0].title} ({start:%a %d %b %H:%M}–{end:%H:%M %Z}): "
             "the candidate cannot be in two interviews at once."
         },
     )
@@ -168,7 +168,7 @@ def test_it_refuses_an_interviewer_already_on_another_interview_then(
         400,
         {
             "detail": f"Omar is already on {elsewhere.title} with Jo Other then "
-            f"({start:%a %d %b %H:%M}–{end:%H:%M})."
+            f"({start:%a %d %b %H:%M}–{end:%H:%M %Z})."
         },
     )
     assert snapshot() == before
@@ -263,4 +263,54 @@ def test_the_panel_page_form_keeps_what_was_entered_after_a_refusal(
     assert f'<option value="{interviewer.pk}" selected>' in html
     assert f'<option value="{other_interviewer.pk}" selected>' in html
     assert 'value="2031-03-04T11:00"' in html
+    assert snapshot() == before
+
+
+def test_a_person_on_a_decided_loop_is_free_again(
+    recruiter, interviewer, other_interviewer, interviews, world
+):
+    jo = services.candidate_create(name="Jo Other")
+    other_loop = services.loop_create(
+        candidate=jo, role=world.role, level=world.level, by=recruiter
+    )
+    put(recruiter, other_loop.interviews.order_by("order").first(), body(other_interviewer))
+    Loop.objects.filter(pk=other_loop.pk).update(status=Loop.Status.DECIDED)
+
+    assert (
+        put(recruiter, interviews[0], body(interviewer, shadow=other_interviewer)).status_code
+        == 200
+    )
+
+
+def test_it_refuses_a_time_when_the_candidate_is_in_another_open_loop(
+    recruiter, interviewer, other_interviewer, interviews, world
+):
+    second_loop = services.loop_create(
+        candidate=world.candidate, role=world.role, level=world.level, by=recruiter
+    )
+    elsewhere = second_loop.interviews.order_by("order").first()
+    put(recruiter, elsewhere, body(other_interviewer))
+    before = snapshot()
+
+    response = put(recruiter, interviews[0], body(interviewer))
+
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith(f"It overlaps {elsewhere.title} (")
+    assert snapshot() == before
+
+
+def test_a_failure_half_way_writes_nothing(recruiter, interviewer, interviews, monkeypatch):
+    before = snapshot()
+
+    def fail(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the database went away")
+
+    # After the time is saved and the old panel deleted: the whole update rolls back.
+    monkeypatch.setattr(Panelist.objects, "bulk_create", fail)
+    with pytest.raises(RuntimeError):
+        services.interview_update(
+            interview=interviews[0], interviewers=[interviewer], scheduled_start=START,
+            scheduled_end=END,
+        )  # fmt: skip
+
     assert snapshot() == before
