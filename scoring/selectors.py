@@ -210,6 +210,7 @@ class Debrief:
     questions: list[InterviewQuestion]
     rows: list[DebriefRow]
     pending: list[Panelist]
+    unstaffed: list[Interview] = field(default_factory=list)  # no interviewer yet
 
     @property
     def scorecards(self) -> list[Scorecard]:
@@ -267,9 +268,11 @@ def debrief(*, user: User, loop: Loop) -> Debrief:
         seat for i in interviews for seat in i.panel.all() if (i.pk, seat.user_id) not in submitted
     ]
     owed = any(seat.user_id == getattr(user, "pk", None) for seat in pending)
+    unstaffed = [i for i in interviews if all(seat.is_shadow for seat in i.panel.all())]
     return Debrief(
-        loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending
-    )
+        loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending,
+        unstaffed=unstaffed,
+    )  # fmt: skip
 
 
 def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:

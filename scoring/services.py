@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, Subquery, Value
+from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, Subquery, Value
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
@@ -394,13 +394,23 @@ def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: s
 
 
 def _check_feedback_for(decision: str, loop: Loop) -> None:
-    """Refuse a hire until every interviewer's scorecard (shadows aside) is in.
+    """Refuse a hire until every interview has an interviewer and every interviewer's
+    scorecard (shadows aside) is in.
 
     A no-hire may close a loop at any point: the candidate withdrew, or the
     panel has seen enough.
     """
     if decision != Loop.Decision.HIRE:
         return
+    staffed = Count("panel", filter=Q(panel__is_shadow=False))
+    unstaffed = list(
+        loop.interviews.annotate(staffed=staffed).filter(staffed=0).values_list("title", flat=True)
+    )
+    if unstaffed:
+        raise ApplicationError(
+            f"A hire needs every interview held and scored; no interviewer yet on "
+            f"{', '.join(unstaffed)}."
+        )
     seats = (
         selectors.seats_with_submitted(
             Panelist.objects.filter(interview__loop=loop, is_shadow=False)

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from interviews.models import Interview, Loop
+from interviews.models import Interview, Loop, Panelist
 from kit.models import AuditEvent
 from tests.conftest import client_for
 from tests.scoring.helpers import Built, card_json, iso, state, submitted
@@ -161,6 +161,32 @@ def test_it_refuses_a_hire_before_any_scorecard_is_in(panel: Built, recruiter: U
     )
     assert state() == before
     assert not AuditEvent.objects.filter(action="loop.decided").exists()
+
+
+def test_it_refuses_a_hire_while_an_interview_has_no_interviewer(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    interviewer: User,
+    pia: User,
+    recruiter: User,
+) -> None:
+    submitted(interviewer, first)
+    submitted(pia, first, rating=4)
+    Panelist.objects.filter(interview=second).delete()  # nobody on interview 2 any more
+    before = state()
+
+    response = decide(recruiter, panel.loop, {"decision": "hire", "rationale": RATIONALE})
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": f"A hire needs every interview held and scored; no interviewer yet on "
+                   f"{second.title}."},
+    )  # fmt: skip
+    assert state() == before
+    body = signed_in(recruiter).get(f"/loops/{panel.loop.pk}/debrief/").content.decode()
+    assert f"No interviewer yet on {second.title}. A hire waits" in body
+    assert 'name="decision" value="hire" required disabled' in body
 
 
 def test_a_no_hire_may_close_a_loop_nobody_has_scored_yet(panel: Built, recruiter: User) -> None:
