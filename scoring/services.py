@@ -63,7 +63,7 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     mine = Scorecard.objects.filter(interview__pk=interview.pk, interviewer=by).values("pk")
     seat = (
         Panelist.objects.filter(interview__pk=interview.pk, user=by)
-        .select_related("interview")
+        .select_related("interview__loop")
         .annotate(card=Subquery(mine))
         .first()
     )
@@ -72,6 +72,8 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     interview = seat.interview
     if seat.card is not None:
         scorecard = Scorecard.objects.get(pk=seat.card)
+    elif interview.loop.status == Loop.Status.DECIDED:
+        raise ApplicationError("The loop is decided; no new scorecards are taken for it.")
     else:
         try:
             with transaction.atomic():
@@ -226,6 +228,12 @@ def _locked(scorecard: Scorecard, by: AbstractBaseUser, *related: str) -> Scorec
     return scorecard
 
 
+def _check_open(scorecard: Scorecard) -> None:
+    # A no-hire may close a loop before every card is in; what is left unwritten stays so.
+    if scorecard.interview.loop.status == Loop.Status.DECIDED:
+        raise ApplicationError("The loop is decided; its scorecards can no longer change.")
+
+
 def _check_recommendation(recommendation: str) -> None:
     if recommendation and recommendation not in Scorecard.Recommendation.values:
         choices = ", ".join(Scorecard.Recommendation.values)
@@ -245,6 +253,7 @@ def scorecard_save_draft(
     scorecard = _locked(scorecard, by)
     if scorecard.is_submitted:
         raise Conflict("This scorecard is submitted; amend it with a reason instead.")
+    _check_open(scorecard)
     _check_recommendation(recommendation)
     items = _validate(scorecard, ratings)
     scorecard.recommendation = recommendation
@@ -290,6 +299,7 @@ def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard
     if scorecard.is_submitted:
         when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
         raise Conflict(f"This scorecard was already submitted at {when}.")
+    _check_open(scorecard)
     _check_complete(scorecard)
     now = timezone.now()
     won = Scorecard.objects.filter(pk=scorecard.pk, status=Scorecard.Status.DRAFT).update(
@@ -321,8 +331,7 @@ def scorecard_amend(
         raise ApplicationError("Only a submitted scorecard is amended; edit the draft instead.")
     if not reason.strip():
         raise ApplicationError("An amendment needs a reason.")
-    if scorecard.interview.loop.status == Loop.Status.DECIDED:
-        raise ApplicationError("The loop is decided; its scorecards can no longer change.")
+    _check_open(scorecard)
     _check_recommendation(recommendation)
     if not recommendation:
         raise ApplicationError("A submitted scorecard keeps an overall recommendation.")

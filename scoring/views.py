@@ -69,6 +69,7 @@ def _card_page(request: HttpRequest, card: Scorecard, *, amending: bool = False)
             "questions": _questions(card),
             "recommendations": Scorecard.Recommendation.choices,
             "amending": amending,
+            "closed": card.interview.loop.status == Loop.Status.DECIDED,
         },
     )
 
@@ -105,6 +106,7 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
     if card.is_submitted:
         if autosave:
             return JsonResponse({"error": "This scorecard is already submitted."}, status=409)
+        messages.error(request, "This scorecard is already submitted: nothing was changed.")
         return _card_page(request, card)
     if autosave:
         return JsonResponse({"saved_at": timezone.localtime().strftime("%H:%M:%S")})
