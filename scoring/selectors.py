@@ -477,10 +477,14 @@ def display_names(usernames: Iterable[str]) -> dict[str, str]:
     return names
 
 
-def last_checked(*, role: Role) -> datetime | None:
-    """Return when a recalculation of the role last finished. A run that found no new
-    ratings keeps the snapshot it had, so this can be later than its computed_at."""
-    done = CalibrationJob.objects.filter(role=role, status=CalibrationJob.Status.DONE)
+def checked_since(*, snapshot: CalibrationSnapshot) -> datetime | None:
+    """Return when the last run of the snapshot's role that started after it was
+    computed finished, if any: such a run found no new ratings and kept it."""
+    done = CalibrationJob.objects.filter(
+        role_id=snapshot.role_id,
+        status=CalibrationJob.Status.DONE,
+        started_at__gt=snapshot.computed_at,
+    )
     return done.order_by("-finished_at").values_list("finished_at", flat=True).first()
 
 

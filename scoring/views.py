@@ -1,6 +1,6 @@
 import csv
 import json
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -186,13 +186,10 @@ def _calibration_scope(request: HttpRequest) -> tuple[Role | None, Level | None]
     return role, level
 
 
-def _checked_again(role: Role | None, snapshot: CalibrationSnapshot | None) -> datetime | None:
+def _checked_again(snapshot: CalibrationSnapshot | None) -> datetime | None:
     """When a later run found nothing new and kept the snapshot, say so: otherwise
     "Recalculate now" looks as if it did nothing."""
-    if role is None or snapshot is None:
-        return None
-    checked = selectors.last_checked(role=role)
-    return checked if checked and checked > snapshot.computed_at + timedelta(minutes=1) else None
+    return selectors.checked_since(snapshot=snapshot) if snapshot else None
 
 
 @login_required
@@ -216,8 +213,13 @@ def calibration(request: HttpRequest) -> HttpResponse:
         hits = [hit for hit in row.get("rubric_hit_rates", {}).items() if hit[0] in points]
         row["least_hit"] = sorted(hits, key=lambda hit: hit[1])[:1]
     if result:
-        # Strongest first: the order a debrief reads candidates in.
-        result["candidates"].sort(key=lambda r: (r["adjusted"] is None, -(r["adjusted"] or 0)))
+        # Strongest first: the order a debrief reads candidates in (a copy: the
+        # snapshot's own JSON stays as stored).
+        by_score = sorted(
+            result.get("candidates", []),
+            key=lambda r: (r.get("adjusted") is None, -(r.get("adjusted") or 0)),
+        )
+        result = {**result, "candidates": by_score}
         # The snapshot keeps usernames (its JSON contract); people read names.
         names = selectors.display_names(row["interviewer"] for row in result["interviewers"])
         for row in result["interviewers"]:
@@ -254,7 +256,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "result": result,
             "charts": charts,
             "job": job,
-            "checked_again": _checked_again(role, snapshot),
+            "checked_again": _checked_again(snapshot),
             "full": is_lead(request.user),
         },
     )

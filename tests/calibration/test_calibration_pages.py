@@ -321,9 +321,19 @@ def test_a_run_that_finds_nothing_new_says_it_checked(
     html = page(client, lead, role=calibrated.role.pk)
     assert "Checked again" not in html
 
+    # The run that computed the snapshot finishing later (its levels take a while)
+    # is no second check.
+    CalibrationJob.objects.filter(pk=calibrated.job.pk).update(
+        finished_at=snapshot.computed_at + timedelta(minutes=5)
+    )
+    assert "Checked again" not in page(client, lead, role=calibrated.role.pk)
+
     # A later run found the same ratings and kept the snapshot it had.
     later = snapshot.computed_at + timedelta(hours=2)
-    CalibrationJob.objects.filter(pk=calibrated.job.pk).update(finished_at=later)
+    CalibrationJob.objects.create(
+        role=calibrated.role, status=CalibrationJob.Status.DONE, progress=100, snapshot=snapshot,
+        started_at=later - timedelta(seconds=3), finished_at=later,
+    )  # fmt: skip
 
     html = page(client, lead, role=calibrated.role.pk)
     when = timezone.localtime(later)
