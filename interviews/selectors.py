@@ -226,6 +226,8 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview], list
         .annotate(
             own_card=FilteredRelation("scorecards", condition=Q(scorecards__interviewer=user)),
             card_status=F("own_card__status"),
+            own_seat=FilteredRelation("panel", condition=Q(panel__user=user)),
+            as_shadow=F("own_seat__is_shadow"),
         )
         .select_related("loop__candidate", "loop__role", "loop__level")
         .prefetch_related(Prefetch("panel", queryset=Panelist.objects.select_related("user")))
@@ -233,8 +235,13 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview], list
     )
     past = [i for i in mine if i.scheduled_end and i.scheduled_end < now]
     upcoming = [i for i in mine if i not in past]
+    # A shadow's card is welcome but holds nothing up: it is not owed.
     owed = [
-        i for i in past if i.card_status != "submitted" and i.loop.status != Loop.Status.DECIDED
+        i
+        for i in past
+        if i.card_status != "submitted"
+        and i.loop.status != Loop.Status.DECIDED
+        and not i.as_shadow
     ]
     done = [i for i in past if i not in owed]
     return owed, upcoming, list(reversed(done))

@@ -85,8 +85,10 @@ def loop_new(request: HttpRequest) -> HttpResponse:
     # "Build a loop" on a candidate's page links here with the candidate alone:
     # preselect them rather than greet the recruiter with "role: required".
     bound = request.method == "POST" or bool({"role", "level"} & set(data))
-    roles = list(Role.objects.values_list("pk", flat=True)[:2])
-    initial = {"candidate": data.get("candidate"), "role": roles[0] if len(roles) == 1 else None}
+    initial = {"candidate": data.get("candidate")}
+    if not bound:  # with a single role, nothing to pick
+        roles = list(Role.objects.values_list("pk", flat=True)[:2])
+        initial["role"] = roles[0] if len(roles) == 1 else None
     form = LoopBuildForm(data if bound else None, initial=initial)
     plan = error = None
     if form.is_bound and form.is_valid():

@@ -321,6 +321,27 @@ def test_my_interviews_lists_owed_upcoming_and_past(
     assert "Avery Past" in body.partition("<h2>Past</h2>")[2]
 
 
+def test_a_shadow_seat_owes_no_scorecard(signed_in, interviewer, other_interviewer, world):
+    past = services.loop_create(
+        candidate=services.candidate_create(name="Avery Past"), role=world.role, level=world.level
+    )
+    held = timezone.now() - timedelta(days=3)
+    services.interview_update(
+        interview=past.interviews.first(),
+        interviewers=[other_interviewer],
+        shadow=interviewer,
+        scheduled_start=held,
+        scheduled_end=held + timedelta(minutes=45),
+    )
+
+    body = signed_in(interviewer).get(reverse("interviews:my-interviews")).content.decode()
+
+    assert "Scorecards owed" not in body
+    assert "Avery Past" in body.partition("<h2>Past</h2>")[2]
+    body = signed_in(other_interviewer).get(reverse("interviews:my-interviews")).content.decode()
+    assert "Avery Past" in body.partition("<h2>Upcoming</h2>")[0]  # Omar's is owed
+
+
 def test_the_kit_shows_each_question_as_asked_with_its_rubric_and_follow_ups(
     signed_in, interviewer, interviews, panels
 ):
