@@ -239,9 +239,7 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview], list
     owed = [
         i
         for i in past
-        if i.card_status != "submitted"
-        and i.loop.status != Loop.Status.DECIDED
-        and not i.as_shadow
+        if i.card_status != "submitted" and i.loop.status != Loop.Status.DECIDED and not i.as_shadow
     ]
     done = [i for i in past if i not in owed]
     return owed, upcoming, list(reversed(done))

@@ -1,5 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -110,12 +111,16 @@ def loop_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _loop_page(
-    request: HttpRequest, pk: int, *, refused: tuple[int, PanelForm] | None = None
+    request: HttpRequest,
+    pk: int,
+    *,
+    refused: tuple[int, PanelForm] | None = None,
+    people: list[User] | None = None,
 ) -> HttpResponse:
     """Render the loop; `refused` is an interview's panel form that was turned down,
     shown again with what the recruiter entered and why."""
     loop = selectors.loop_get(user=request.user, pk=pk)
-    people = interviewer_choices()
+    people = people if people is not None else interviewer_choices()
     interviews = [
         (
             interview,
@@ -142,7 +147,8 @@ def _loop_page(
 def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
     _recruiter(request)
     interview = selectors.interview_get(user=request.user, pk=pk)
-    form = PanelForm(request.POST, prefix=f"i{interview.pk}", people=interviewer_choices())
+    people = interviewer_choices()
+    form = PanelForm(request.POST, prefix=f"i{interview.pk}", people=people)
     if form.is_valid():
         try:
             services.interview_update(interview=interview, **form.cleaned_data)
@@ -150,13 +156,10 @@ def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect(f"{_loop_url(interview.loop_id)}#interview-{interview.pk}")
         except ApplicationError as exc:
             form.add_error(None, exc.message)
-    problems = "; ".join(
-        " ".join(errors) if field == "__all__" else f"{form[field].label}: {' '.join(errors)}"
-        for field, errors in form.errors.items()
-    )
-    messages.error(request, f"{interview.title}: {problems}")
-    # Shown again as entered, not redirected: a redirect would drop what was picked.
-    return _loop_page(request, interview.loop_id, refused=(interview.pk, form))
+    # Shown again as entered, with the reason beside the form, not redirected: a
+    # redirect would drop what was picked. The banner says where to look.
+    messages.error(request, f"{interview.title}: not saved; the reason is by its panel form.")
+    return _loop_page(request, interview.loop_id, refused=(interview.pk, form), people=people)
 
 
 def _item_for(request: HttpRequest, pk: int) -> InterviewQuestion:

@@ -154,7 +154,13 @@ class QuestionInputSerializer(serializers.Serializer):
                 raise serializers.ValidationError(
                     {"levels": [f"Give the range as levels or as {' and '.join(both)}, not both."]}
                 )
-            data["min_level"], data["max_level"] = levels["min"], levels["max"]
+            low, high = levels["min"], levels["max"]
+            if low and high and low.rank > high.rank:
+                # Named after the field the client sent (the service would say min_level).
+                raise serializers.ValidationError(
+                    {"levels": [f"level range is reversed: {low} is above {high}"]}
+                )
+            data["min_level"], data["max_level"] = low, high
         return data
 
 

@@ -12,8 +12,9 @@
   function save() {
     const body = new FormData(form);
     body.delete("action");
-    inFlight = inFlight.then(() =>
-      fetch(window.location.pathname, {
+    inFlight = inFlight.then(() => {
+      if (leaving) return null; // submitted meanwhile: the form post carries this edit
+      return fetch(window.location.pathname, {
         method: "POST",
         body,
         headers: { "X-Autosave": "1" },
@@ -28,8 +29,8 @@
         .catch(() => {
           status.textContent = "Not saved: offline? Keep this page open and try again.";
           status.classList.add("error-text");
-        })
-    );
+        });
+    });
     return inFlight;
   }
 
@@ -48,6 +49,10 @@
   form.addEventListener("submit", () => {
     leaving = true;
     clearTimeout(timer);
+  });
+  // Back to this page from the browser's cache after "Save draft": it is live again.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) leaving = false;
   });
   // Leaving with unsaved typing: send what there is.
   window.addEventListener("pagehide", () => {

@@ -593,8 +593,12 @@ def test_it_takes_an_open_ended_range_as_levels(lead: User, vocabulary: None) ->
             {"levels": "L4"},
             {"levels": {"non_field_errors": ["Invalid data. Expected a dictionary, but got str."]}},
         ),
+        (
+            {"levels": {"min": "L6", "max": "L4"}},
+            {"levels": ["level range is reversed: L6 is above L4"]},
+        ),
     ],
-    ids=["both-ways", "unknown-level", "not-an-object"],
+    ids=["both-ways", "unknown-level", "not-an-object", "reversed"],
 )
 def test_it_refuses_a_bad_levels_range_naming_the_field(
     lead: User, vocabulary: None, changes: dict[str, Any], expected: dict[str, Any]
