@@ -274,12 +274,21 @@ def calibration_run(request: HttpRequest) -> HttpResponse:
 
 
 EXPORT_COLUMNS = {
-    "interviewers": ["interviewer", "ratings", "mean", "leniency", "leniency_ci", "severity",
-                     "severity_se", "agreement", "comparable", "flag"],
+    "interviewers": ["interviewer", "ratings", "mean", "leniency", "leniency_ci_low",
+                     "leniency_ci_high", "severity", "severity_se", "agreement", "comparable",
+                     "flag"],
     "questions": ["question", "ratings", "mean", "sd", "discrimination",
-                  "discrimination_decision", "exposure", "flag"],
+                  "discrimination_decision", "asked_30_days", "asked_90_days", "flag"],
     "candidates": ["candidate", "ratings", "raw_mean", "adjusted", "adjusted_se"],
 }  # fmt: skip
+# Columns that take one part of a snapshot field, so that every cell is one number a
+# spreadsheet can use: (field, index or key).
+EXPORT_PARTS: dict[str, tuple[str, int | str]] = {
+    "leniency_ci_low": ("leniency_ci", 0),
+    "leniency_ci_high": ("leniency_ci", 1),
+    "asked_30_days": ("exposure", "last_30_days"),
+    "asked_90_days": ("exposure", "last_90_days"),
+}
 
 
 @login_required
@@ -299,7 +308,7 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow(columns)
     for row in snapshot.result.get(section, []):
-        writer.writerow([_csv_value(row.get(column)) for column in columns])
+        writer.writerow([_csv_value(row, column) for column in columns])
     kit_services.audit_event_record(
         actor=request.user,
         action="calibration.exported",
@@ -310,11 +319,11 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _csv_value(value: object) -> object:
-    if isinstance(value, list):
-        return " to ".join("" if v is None else str(v) for v in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{k}={v}" for k, v in value.items())
+def _csv_value(row: dict[str, Any], column: str) -> object:
+    field, part = EXPORT_PARTS.get(column, (column, None))
+    value = row.get(field)
+    if part is not None and value is not None:
+        value = value[part]  # type: ignore[index]
     return "" if value is None else value
 
 

@@ -406,7 +406,8 @@ def test_a_lead_exports_the_interviewers_table_and_the_export_is_audited(
         r for r in calibrated.snapshot.result["interviewers"] if r["interviewer"] == "rater-x"
     )
     lo, hi = source["leniency_ci"]
-    assert lenient[3:5] == [str(source["leniency"]), f"{lo} to {hi}"]
+    # One number per cell, every digit the snapshot holds.
+    assert lenient[3:6] == [str(source["leniency"]), str(lo), str(hi)]
     assert lenient[-1] == "lenient"
     event = AuditEvent.objects.get()
     assert (event.actor, event.action, event.target) == (
@@ -433,6 +434,11 @@ def test_a_lead_exports_the_questions_and_candidates_tables(
     rows = rows_of(response.content)
     assert rows[0] == EXPORT_COLUMNS[table]
     assert len(rows) == 1 + count
+    if table == "questions":
+        source = calibrated.level_snapshot.result["questions"][0]
+        exposure = source["exposure"]
+        row = next(r for r in rows[1:] if r[0] == source["question"])
+        assert row[6:8] == [str(exposure["last_30_days"]), str(exposure["last_90_days"])]
     assert AuditEvent.objects.get().data == {
         "table": table,
         "snapshot": calibrated.level_snapshot.pk,
