@@ -1,5 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
@@ -8,7 +9,8 @@ from django.views.decorators.http import require_POST
 from config.exceptions import ApplicationError
 from kit import selectors, services
 from kit.filters import QuestionFilter
-from kit.models import RubricItem
+from kit.forms import QuestionForm, rubric_text
+from kit.models import Question, RubricItem
 from kit.permissions import is_lead
 
 
@@ -65,3 +67,108 @@ def question_status(request: HttpRequest, pk: int) -> HttpResponse:
     if changed:
         messages.success(request, f"“{question.title}” is now {question.get_status_display()}.")
     return redirect("kit:question-detail", pk=question.pk)
+
+
+def _lead(request: HttpRequest) -> None:
+    # The bank is everyone's to read; writing it is the leads' (others get a 404).
+    if not is_lead(request.user):
+        raise Http404
+
+
+def _parts(form: QuestionForm, status: str) -> tuple[services.Meta, services.Content]:
+    data = form.cleaned_data
+    meta = services.Meta(
+        title=data["title"].strip(),
+        status=status,
+        competencies=list(data["competencies"]),
+        min_level=data["min_level"],
+        max_level=data["max_level"],
+    )
+    content = services.Content(
+        prompt=data["prompt"].strip(),
+        outline=data["outline"].strip(),
+        minutes=data["minutes"],
+        scale_max=data["scale_max"],
+        follow_ups=data["follow_ups"],
+        rubric=data["rubric"],
+    )
+    return meta, content
+
+
+def _refuse(form: QuestionForm, error: ValidationError | ApplicationError) -> None:
+    if isinstance(error, ApplicationError):
+        form.add_error(None, error.message)
+        return
+    for field, messages_ in error.message_dict.items():
+        form.add_error(field if field in form.fields else None, messages_)
+
+
+@login_required
+def question_new(request: HttpRequest) -> HttpResponse:
+    """Write a new question (leads). It starts as a draft, out of loops until activated."""
+    _lead(request)
+    form = QuestionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        meta, content = _parts(form, Question.Status.DRAFT)
+        try:
+            question = services.question_create(
+                role=form.cleaned_data["role"], meta=meta, content=content, by=request.user
+            )
+        except (ValidationError, ApplicationError) as error:
+            _refuse(form, error)
+        else:
+            messages.success(
+                request, f"“{question.title}” saved as a draft: activate it to use it."
+            )
+            return redirect("kit:question-detail", pk=question.pk)
+    return render(request, "kit/question_form.html", {"form": form, "question": None})
+
+
+@login_required
+def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """Edit a question (leads). Changing what is asked or rated of a version already used
+    in interviews makes a new version; the old one stays with its ratings."""
+    _lead(request)
+    question = selectors.question_get(pk=pk)
+    current = question.current
+    if request.method == "POST":
+        form = QuestionForm(request.POST, editing=True)
+    else:
+        form = QuestionForm(
+            editing=True,
+            initial={
+                "title": question.title,
+                "prompt": current.prompt,
+                "outline": current.outline,
+                "rubric": rubric_text(list(current.rubric.all())),
+                "follow_ups": "\n".join(f.text for f in current.follow_ups.all()),
+                "competencies": list(question.competencies.all()),
+                "min_level": question.min_level,
+                "max_level": question.max_level,
+                "minutes": current.minutes,
+                "scale_max": current.scale_max,
+            },
+        )
+    if request.method == "POST" and form.is_valid():
+        meta, content = _parts(form, question.status)
+        number = current.number
+        try:
+            changed = services.question_update(
+                question=question, meta=meta, content=content, by=request.user
+            )
+        except (ValidationError, ApplicationError) as error:
+            _refuse(form, error)
+        else:
+            question.refresh_from_db()
+            if not changed:
+                messages.info(request, "Nothing changed.")
+            elif question.current.number != number:
+                messages.success(
+                    request,
+                    f"Saved as version {question.current.number}: interviews already held keep "
+                    f"version {number}.",
+                )
+            else:
+                messages.success(request, "Saved.")
+            return redirect("kit:question-detail", pk=question.pk)
+    return render(request, "kit/question_form.html", {"form": form, "question": question})

@@ -94,6 +94,10 @@ EXPECTED: dict[tuple[str, str], tuple[int, int, int, int, int, int, int]] = {
     ("kit:question-detail", "GET"): (302, 200, 200, 200, 200, 200, 200),
     ("kit:question-detail", "POST"): (302, 200, 200, 200, 200, 200, 200),
     # retire / restore / draft: the leads' form; a bad status is a 400 with nothing written
+    ("kit:question-new", "GET"): (302, 404, 404, 404, 404, 404, 200),
+    ("kit:question-new", "POST"): (302, 404, 404, 404, 404, 404, 200),
+    ("kit:question-edit", "GET"): (302, 404, 404, 404, 404, 404, 200),
+    ("kit:question-edit", "POST"): (302, 404, 404, 404, 404, 404, 200),
     ("kit:question-status", "GET"): (302, 405, 405, 405, 405, 405, 405),
     ("kit:question-status", "POST"): (302, 404, 404, 404, 404, 404, 400),
     # candidates and loops: recruiters' pages, 404 for everyone else

@@ -1,0 +1,79 @@
+"""The question editor's form (calibration leads)."""
+
+from typing import Any
+
+from django import forms
+
+from kit.models import Competency, Level, Role, RubricItem
+
+# How a rubric line starts, in the editor's plain-text rubric: "core: Names the trade-off."
+RUBRIC_PREFIXES = {
+    "core": RubricItem.Kind.CORE,
+    "strong": RubricItem.Kind.STRONG,
+    "red flag": RubricItem.Kind.RED_FLAG,
+}
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def rubric_text(items: list[RubricItem]) -> str:
+    """Return the rubric as the editor shows it, one "kind: text" line per item."""
+    labels = {kind: prefix for prefix, kind in RUBRIC_PREFIXES.items()}
+    return "\n".join(f"{labels[item.kind]}: {item.text}" for item in items)
+
+
+class QuestionForm(forms.Form):
+    role = forms.ModelChoiceField(queryset=Role.objects.order_by("name"))
+    title = forms.CharField(max_length=120)
+    prompt = forms.CharField(label="As asked", widget=forms.Textarea(attrs={"rows": 4}))
+    outline = forms.CharField(
+        label="Sample answer outline", widget=forms.Textarea(attrs={"rows": 5})
+    )
+    rubric = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 7}),
+        help_text="One item per line, starting core:, strong: or red flag:. "
+        "Leave it empty to derive the rubric from the outline.",
+    )
+    follow_ups = forms.CharField(
+        label="Follow-ups to expect",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="One per line.",
+    )
+    competencies = forms.ModelMultipleChoiceField(
+        queryset=Competency.objects.order_by("slug"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    min_level = forms.ModelChoiceField(
+        queryset=Level.objects.order_by("rank"), required=False, empty_label="any", label="From"
+    )
+    max_level = forms.ModelChoiceField(
+        queryset=Level.objects.order_by("rank"), required=False, empty_label="any", label="To"
+    )
+    minutes = forms.IntegerField(min_value=1, max_value=240, initial=15)
+    scale_max = forms.IntegerField(min_value=2, max_value=10, initial=4, label="Rated 1 to")
+
+    def __init__(self, *args: Any, editing: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if editing:  # a question keeps its role
+            del self.fields["role"]
+
+    def clean_rubric(self) -> tuple[tuple[str, str], ...]:
+        items = []
+        for n, line in enumerate(_lines(self.cleaned_data["rubric"]), start=1):
+            prefix, colon, text = line.partition(":")
+            kind = RUBRIC_PREFIXES.get(prefix.strip().casefold()) if colon else None
+            if kind is None or not text.strip():
+                raise forms.ValidationError(
+                    f"Line {n} (“{line[:40]}”): start it with core:, strong: or red flag:, "
+                    "then the point."
+                )
+            items.append((text.strip(), str(kind)))
+        return tuple(items)
+
+    def clean_follow_ups(self) -> tuple[str, ...]:
+        return tuple(_lines(self.cleaned_data["follow_ups"]))
