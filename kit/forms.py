@@ -4,7 +4,7 @@ from typing import Any
 
 from django import forms
 
-from kit.models import Competency, Level, Role, RubricItem
+from kit.models import Competency, Level, Question, Role, RubricItem
 
 # How a rubric line starts, in the editor's plain-text rubric: "core: Names the trade-off."
 RUBRIC_PREFIXES = {
@@ -18,10 +18,27 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def rubric_text(items: list[RubricItem]) -> str:
+def _rubric_text(items: list[RubricItem]) -> str:
     """Return the rubric as the editor shows it, one "kind: text" line per item."""
     labels = {kind: prefix for prefix, kind in RUBRIC_PREFIXES.items()}
     return "\n".join(f"{labels[item.kind]}: {item.text}" for item in items)
+
+
+def question_initial(question: Question) -> dict[str, Any]:
+    """Return the editor's starting values: the question and its current version."""
+    current = question.current
+    return {
+        "title": question.title,
+        "prompt": current.prompt,
+        "outline": current.outline,
+        "rubric": _rubric_text(list(current.rubric.all())),
+        "follow_ups": "\n".join(f.text for f in current.follow_ups.all()),
+        "competencies": list(question.competencies.all()),
+        "min_level": question.min_level,
+        "max_level": question.max_level,
+        "minutes": current.minutes,
+        "scale_max": current.scale_max,
+    }
 
 
 class QuestionForm(forms.Form):

@@ -13,6 +13,7 @@ from kit.models import (
     Role,
     RubricItem,
 )
+from kit.services import check_level_range
 
 
 class NamedRelatedField(serializers.SlugRelatedField):
@@ -154,13 +155,9 @@ class QuestionInputSerializer(serializers.Serializer):
                 raise serializers.ValidationError(
                     {"levels": [f"Give the range as levels or as {' and '.join(both)}, not both."]}
                 )
-            low, high = levels["min"], levels["max"]
-            if low and high and low.rank > high.rank:
-                # Named after the field the client sent (the service would say min_level).
-                raise serializers.ValidationError(
-                    {"levels": [f"level range is reversed: {low} is above {high}"]}
-                )
-            data["min_level"], data["max_level"] = low, high
+            # Refused here, not in the service, to name the field the client sent.
+            check_level_range(levels["min"], levels["max"], field="levels")
+            data["min_level"], data["max_level"] = levels["min"], levels["max"]
         return data
 
 

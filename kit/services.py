@@ -90,17 +90,20 @@ def _write_version(version: QuestionVersion, content: Content) -> None:
     )
 
 
-def _check_levels(min_level: Level | None, max_level: Level | None) -> None:
+def check_level_range(
+    min_level: Level | None, max_level: Level | None, *, field: str = "min_level"
+) -> None:
+    """Refuse a reversed level range, naming `field` (the one the caller was given)."""
     if min_level and max_level and min_level.rank > max_level.rank:
         message = f"level range is reversed: {min_level} is above {max_level}"
-        raise ValidationError({"min_level": message})
+        raise ValidationError({field: message})
 
 
 @transaction.atomic
 def question_create(
     *, role: Role, meta: Meta, content: Content, by: AbstractBaseUser | None = None
 ) -> Question:
-    _check_levels(meta.min_level, meta.max_level)
+    check_level_range(meta.min_level, meta.max_level)
     question = Question(
         role=role,
         title=meta.title,
@@ -133,7 +136,7 @@ def question_update(
     """
     changed = False
     if meta is not None:
-        _check_levels(meta.min_level, meta.max_level)
+        check_level_range(meta.min_level, meta.max_level)
         status_before = question.status
         before = (question.title, question.status, question.min_level_id, question.max_level_id)
         question.title = meta.title

@@ -9,9 +9,15 @@ from django.views.decorators.http import require_POST
 from config.exceptions import ApplicationError
 from kit import selectors, services
 from kit.filters import QuestionFilter
-from kit.forms import QuestionForm, rubric_text
+from kit.forms import QuestionForm, question_initial
 from kit.models import Question, RubricItem
 from kit.permissions import is_lead
+
+
+def _lead(request: HttpRequest) -> None:
+    # The bank is everyone's to read; writing it is the leads' (others get a 404).
+    if not is_lead(request.user):
+        raise Http404
 
 
 @login_required
@@ -55,8 +61,7 @@ def question_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def question_status(request: HttpRequest, pk: int) -> HttpResponse:
     """Retire, restore or draft a question (calibration leads; the form is theirs alone)."""
-    if not is_lead(request.user):
-        raise Http404
+    _lead(request)
     question = selectors.question_get(pk=pk)
     try:
         changed = services.question_status_set(
@@ -67,12 +72,6 @@ def question_status(request: HttpRequest, pk: int) -> HttpResponse:
     if changed:
         messages.success(request, f"“{question.title}” is now {question.get_status_display()}.")
     return redirect("kit:question-detail", pk=question.pk)
-
-
-def _lead(request: HttpRequest) -> None:
-    # The bank is everyone's to read; writing it is the leads' (others get a 404).
-    if not is_lead(request.user):
-        raise Http404
 
 
 def _parts(form: QuestionForm, status: str) -> tuple[services.Meta, services.Content]:
@@ -95,10 +94,9 @@ def _parts(form: QuestionForm, status: str) -> tuple[services.Meta, services.Con
     return meta, content
 
 
-def _refuse(form: QuestionForm, error: ValidationError | ApplicationError) -> None:
-    if isinstance(error, ApplicationError):
-        form.add_error(None, error.message)
-        return
+def _refuse(form: QuestionForm, error: ValidationError) -> None:
+    # The service's checks (full_clean, the level range) name model fields; the form's
+    # fields carry the same names.
     for field, messages_ in error.message_dict.items():
         form.add_error(field if field in form.fields else None, messages_)
 
@@ -114,7 +112,7 @@ def question_new(request: HttpRequest) -> HttpResponse:
             question = services.question_create(
                 role=form.cleaned_data["role"], meta=meta, content=content, by=request.user
             )
-        except (ValidationError, ApplicationError) as error:
+        except ValidationError as error:
             _refuse(form, error)
         else:
             messages.success(
@@ -130,33 +128,18 @@ def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
     in interviews makes a new version; the old one stays with its ratings."""
     _lead(request)
     question = selectors.question_get(pk=pk)
-    current = question.current
     if request.method == "POST":
         form = QuestionForm(request.POST, editing=True)
     else:
-        form = QuestionForm(
-            editing=True,
-            initial={
-                "title": question.title,
-                "prompt": current.prompt,
-                "outline": current.outline,
-                "rubric": rubric_text(list(current.rubric.all())),
-                "follow_ups": "\n".join(f.text for f in current.follow_ups.all()),
-                "competencies": list(question.competencies.all()),
-                "min_level": question.min_level,
-                "max_level": question.max_level,
-                "minutes": current.minutes,
-                "scale_max": current.scale_max,
-            },
-        )
+        form = QuestionForm(editing=True, initial=question_initial(question))
     if request.method == "POST" and form.is_valid():
         meta, content = _parts(form, question.status)
-        number = current.number
+        number = question.current.number
         try:
             changed = services.question_update(
                 question=question, meta=meta, content=content, by=request.user
             )
-        except (ValidationError, ApplicationError) as error:
+        except ValidationError as error:
             _refuse(form, error)
         else:
             question.refresh_from_db()

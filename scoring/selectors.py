@@ -154,12 +154,12 @@ def scorecard_for_page(*, user: User, interview: Interview) -> Scorecard:
     Opening the page starts nothing: the first save creates the draft, so an
     interview only looked at still reads "Not started" on My interviews.
     """
-    seat = Panelist.objects.filter(interview=interview, user=user).values_list("is_shadow")  # type: ignore[misc]
-    shadow = seat.first()
+    seat = Panelist.objects.filter(interview=interview, user=user)  # type: ignore[misc]
+    shadow = seat.values_list("is_shadow", flat=True).first()
     if shadow is None:
         raise Http404("You are not on this interview's panel.")
     card = own_scorecards(user=user).filter(interview=interview).first()
-    return card or Scorecard(interview=interview, interviewer=user, is_shadow=shadow[0])
+    return card or Scorecard(interview=interview, interviewer=user, is_shadow=shadow)
 
 
 def scorecard_as_dict(scorecard: Scorecard) -> dict[str, Any]:
@@ -224,6 +224,12 @@ class Debrief:
     def outstanding(self) -> list[Panelist]:
         """The interviewers (shadows aside) whose scorecards are not in yet."""
         return [seat for seat in self.pending if not seat.is_shadow]
+
+    @property
+    def hire_waits(self) -> bool:
+        """Whether a hire must wait (services.loop_decide refuses it): an interview
+        without an interviewer, or an interviewer's card not in."""
+        return bool(self.unstaffed or self.outstanding)
 
 
 def loop_for_debrief(*, user: User, pk: int) -> Loop:
@@ -488,7 +494,7 @@ def checked_since(*, snapshot: CalibrationSnapshot) -> datetime | None:
     return done.order_by("-finished_at").values_list("finished_at", flat=True).first()
 
 
-def core_points(question_ids: Iterable[int]) -> dict[int, set[str]]:
+def _core_points(question_ids: Iterable[int]) -> dict[int, set[str]]:
     """Return the texts of each question's core rubric items (any version), in one query."""
     points: dict[int, set[str]] = {}
     rows = RubricItem.objects.filter(
@@ -497,6 +503,28 @@ def core_points(question_ids: Iterable[int]) -> dict[int, set[str]]:
     for qid, text in rows:
         points.setdefault(qid, set()).add(text)
     return points
+
+
+def for_dashboard(result: dict[str, Any]) -> dict[str, Any]:
+    """Return a copy of a snapshot's result as the dashboard reads it (the stored JSON
+    is left as it is):
+
+    1. each question with its `least_hit` core point: a red flag or a strong answer's
+       extra rarely ticked is as it should be, so neither counts;
+    2. candidates strongest first, the order a debrief reads them in.
+    """
+    questions = result.get("questions", [])
+    core = _core_points(row["question_id"] for row in questions if "question_id" in row)
+    rows = []
+    for row in questions:
+        points = core.get(row.get("question_id"), set())
+        hits = [hit for hit in row.get("rubric_hit_rates", {}).items() if hit[0] in points]
+        rows.append({**row, "least_hit": sorted(hits, key=lambda hit: hit[1])[:1]})
+    candidates = sorted(
+        result.get("candidates", []),
+        key=lambda r: (r.get("adjusted") is None, -(r.get("adjusted") or 0)),
+    )
+    return {**result, "questions": rows, "candidates": candidates}
 
 
 def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:

@@ -425,11 +425,13 @@ def _check_feedback_for(decision: str, loop: Loop) -> None:
             Panelist.objects.filter(interview__loop=loop, is_shadow=False)
         )
         .filter(submitted=False)
+        .select_related("user", "interview")
         .order_by("interview__order", "id")
-        .values_list("user__first_name", "user__last_name", "user__username", "interview__title")
     )
-    waiting = [f"{f'{first} {last}'.strip() or username} ({title})"
-               for first, last, username, title in seats]  # fmt: skip
+    waiting = [
+        f"{seat.user.get_full_name() or seat.user.username} ({seat.interview.title})"
+        for seat in seats
+    ]
     if waiting:
         raise ApplicationError(
             f"A hire needs every interviewer's scorecard; still waiting for {', '.join(waiting)}."

@@ -1,6 +1,5 @@
 import csv
 import json
-from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -27,7 +26,7 @@ from kit.permissions import is_lead, is_recruiter
 from scoring import selectors, services
 from scoring.anchors import anchors
 from scoring.forms import parse_scorecard
-from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
+from scoring.models import CalibrationJob, Scorecard
 
 
 def _questions(scorecard: Scorecard) -> list[dict]:
@@ -186,12 +185,6 @@ def _calibration_scope(request: HttpRequest) -> tuple[Role | None, Level | None]
     return role, level
 
 
-def _checked_again(snapshot: CalibrationSnapshot | None) -> datetime | None:
-    """When a later run found nothing new and kept the snapshot, say so: otherwise
-    "Recalculate now" looks as if it did nothing."""
-    return selectors.checked_since(snapshot=snapshot) if snapshot else None
-
-
 @login_required
 def calibration(request: HttpRequest) -> HttpResponse:
     """The calibration dashboard: leads see the panel; others see their own row."""
@@ -204,22 +197,8 @@ def calibration(request: HttpRequest) -> HttpResponse:
     if request.GET.get("job") and is_lead(request.user):
         job = CalibrationJob.objects.filter(pk=request.GET["job"]).first()
     charts = None
-    questions = result["questions"] if result else []
-    # The core point least often ticked: a red flag or a strong answer's extra rarely
-    # ticked is as it should be, so neither counts here.
-    core = selectors.core_points(row["question_id"] for row in questions if "question_id" in row)
-    for row in questions:
-        points = core.get(row.get("question_id"), set())
-        hits = [hit for hit in row.get("rubric_hit_rates", {}).items() if hit[0] in points]
-        row["least_hit"] = sorted(hits, key=lambda hit: hit[1])[:1]
     if result:
-        # Strongest first: the order a debrief reads candidates in (a copy: the
-        # snapshot's own JSON stays as stored).
-        by_score = sorted(
-            result.get("candidates", []),
-            key=lambda r: (r.get("adjusted") is None, -(r.get("adjusted") or 0)),
-        )
-        result = {**result, "candidates": by_score}
+        result = selectors.for_dashboard(result)
         # The snapshot keeps usernames (its JSON contract); people read names.
         names = selectors.display_names(row["interviewer"] for row in result["interviewers"])
         for row in result["interviewers"]:
@@ -256,7 +235,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "result": result,
             "charts": charts,
             "job": job,
-            "checked_again": _checked_again(snapshot),
+            "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
             "full": is_lead(request.user),
         },
     )

@@ -149,14 +149,17 @@ def test_back_to_back_interviews_are_fine(recruiter, interviewer, interviews):
     assert response.status_code == 200
 
 
-def test_it_refuses_an_interviewer_already_on_another_interview_then(
-    recruiter, interviewer, other_interviewer, interviews, world
-):
+@pytest.fixture
+def elsewhere(recruiter, world):  # type: ignore[no-untyped-def]
+    """The first interview of another candidate's loop (Jo Other's), with no panel yet."""
     jo = services.candidate_create(name="Jo Other")
-    other_loop = services.loop_create(
-        candidate=jo, role=world.role, level=world.level, by=recruiter
-    )
-    elsewhere = other_loop.interviews.order_by("order").first()
+    loop = services.loop_create(candidate=jo, role=world.role, level=world.level, by=recruiter)
+    return loop.interviews.order_by("order").first()
+
+
+def test_it_refuses_an_interviewer_already_on_another_interview_then(
+    recruiter, interviewer, other_interviewer, interviews, elsewhere
+):
     put(recruiter, elsewhere, body(other_interviewer, start=START, end=END))
     before = snapshot()
 
@@ -195,19 +198,26 @@ def test_it_refuses_to_change_a_decided_loop(recruiter, interviewer, interviews,
     assert snapshot() == before
 
 
+def post_panel(client, recruiter, interview, fields, **kwargs):  # type: ignore[no-untyped-def]
+    """POST the loop page's panel form for `interview`, its field names prefixed."""
+    client.force_login(recruiter)
+    url = reverse("interviews:interview-panel", args=[interview.pk])
+    return client.post(url, {f"i{interview.pk}-{k}": v for k, v in fields.items()}, **kwargs)
+
+
 def test_the_panel_page_form_sets_the_panel_and_time(
     client, recruiter, interviewer, other_interviewer, interviews
 ):
     first = interviews[0]
-    client.force_login(recruiter)
-    prefix = f"i{first.pk}"
-    response = client.post(
-        reverse("interviews:interview-panel", args=[first.pk]),
+    response = post_panel(
+        client,
+        recruiter,
+        first,
         {
-            f"{prefix}-interviewers": [interviewer.pk],
-            f"{prefix}-shadow": other_interviewer.pk,
-            f"{prefix}-scheduled_start": START.strftime("%Y-%m-%dT%H:%M"),
-            f"{prefix}-scheduled_end": END.strftime("%Y-%m-%dT%H:%M"),
+            "interviewers": [interviewer.pk],
+            "shadow": other_interviewer.pk,
+            "scheduled_start": START.strftime("%Y-%m-%dT%H:%M"),
+            "scheduled_end": END.strftime("%Y-%m-%dT%H:%M"),
         },
     )
     assert response.status_code == 302
@@ -223,16 +233,12 @@ def test_the_panel_page_form_sets_the_panel_and_time(
 def test_the_panel_page_form_reports_a_refusal_and_changes_nothing(
     client, recruiter, interviewer, interviews
 ):
-    first = interviews[0]
-    client.force_login(recruiter)
-    prefix = f"i{first.pk}"
     before = snapshot()
-    response = client.post(
-        reverse("interviews:interview-panel", args=[first.pk]),
-        {
-            f"{prefix}-interviewers": [interviewer.pk],
-            f"{prefix}-shadow": interviewer.pk,
-        },
+    response = post_panel(
+        client,
+        recruiter,
+        interviews[0],
+        {"interviewers": [interviewer.pk], "shadow": interviewer.pk},
         follow=True,
     )
     assert response.status_code == 200
@@ -243,17 +249,16 @@ def test_the_panel_page_form_reports_a_refusal_and_changes_nothing(
 def test_the_panel_page_form_keeps_what_was_entered_after_a_refusal(
     client, recruiter, interviewer, other_interviewer, interviews
 ):
-    first = interviews[0]
-    client.force_login(recruiter)
-    prefix = f"i{first.pk}"
     before = snapshot()
 
-    response = client.post(
-        reverse("interviews:interview-panel", args=[first.pk]),
+    response = post_panel(
+        client,
+        recruiter,
+        interviews[0],
         {
-            f"{prefix}-interviewers": [interviewer.pk, other_interviewer.pk],
-            f"{prefix}-scheduled_start": "2031-03-04T11:00",
-            f"{prefix}-scheduled_end": "2031-03-04T10:00",
+            "interviewers": [interviewer.pk, other_interviewer.pk],
+            "scheduled_start": "2031-03-04T11:00",
+            "scheduled_end": "2031-03-04T10:00",
         },
     )
 
@@ -267,14 +272,10 @@ def test_the_panel_page_form_keeps_what_was_entered_after_a_refusal(
 
 
 def test_a_person_on_a_decided_loop_is_free_again(
-    recruiter, interviewer, other_interviewer, interviews, world
+    recruiter, interviewer, other_interviewer, interviews, elsewhere
 ):
-    jo = services.candidate_create(name="Jo Other")
-    other_loop = services.loop_create(
-        candidate=jo, role=world.role, level=world.level, by=recruiter
-    )
-    put(recruiter, other_loop.interviews.order_by("order").first(), body(other_interviewer))
-    Loop.objects.filter(pk=other_loop.pk).update(status=Loop.Status.DECIDED)
+    put(recruiter, elsewhere, body(other_interviewer))
+    Loop.objects.filter(pk=elsewhere.loop_id).update(status=Loop.Status.DECIDED)
 
     assert (
         put(recruiter, interviews[0], body(interviewer, shadow=other_interviewer)).status_code

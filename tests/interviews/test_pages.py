@@ -287,19 +287,26 @@ def test_a_decided_loop_offers_no_changes(signed_in, recruiter, loop):
 # --- interviewers ----------------------------------------------------------------------
 
 
-def test_my_interviews_lists_owed_upcoming_and_past(
-    signed_in, interviewer, world, panels, interviews
-):
+def held_three_days_ago(world, *, interviewers, shadow=None) -> Loop:  # type: ignore[no-untyped-def]
+    """Avery Past's loop, whose first interview was held three days ago by this panel."""
     past = services.loop_create(
         candidate=services.candidate_create(name="Avery Past"), role=world.role, level=world.level
     )
     held = timezone.now() - timedelta(days=3)
     services.interview_update(
         interview=past.interviews.first(),
-        interviewers=[interviewer],
+        interviewers=interviewers,
+        shadow=shadow,
         scheduled_start=held,
         scheduled_end=held + timedelta(minutes=45),
     )
+    return past
+
+
+def test_my_interviews_lists_owed_upcoming_and_past(
+    signed_in, interviewer, world, panels, interviews
+):
+    past = held_three_days_ago(world, interviewers=[interviewer])
     page = signed_in(interviewer)
     body = page.get(reverse("interviews:my-interviews")).content.decode()
     # Held three days ago and not scored: owed, at the top, before anything upcoming.
@@ -322,17 +329,7 @@ def test_my_interviews_lists_owed_upcoming_and_past(
 
 
 def test_a_shadow_seat_owes_no_scorecard(signed_in, interviewer, other_interviewer, world):
-    past = services.loop_create(
-        candidate=services.candidate_create(name="Avery Past"), role=world.role, level=world.level
-    )
-    held = timezone.now() - timedelta(days=3)
-    services.interview_update(
-        interview=past.interviews.first(),
-        interviewers=[other_interviewer],
-        shadow=interviewer,
-        scheduled_start=held,
-        scheduled_end=held + timedelta(minutes=45),
-    )
+    held_three_days_ago(world, interviewers=[other_interviewer], shadow=interviewer)
 
     body = signed_in(interviewer).get(reverse("interviews:my-interviews")).content.decode()
 

@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from kit import services
-from kit.models import Competency, Question, QuestionVersion
+from kit.models import Competency, Level, Question, QuestionVersion
 from tests.factories import make_question
 from tests.kit.bank import snapshot
 
@@ -102,16 +102,16 @@ def test_an_empty_rubric_is_derived_from_the_outline(lead: User, question: Quest
     ],
     ids=["bad-rubric-line", "no-title", "scale-1", "reversed-levels"],
 )  # fmt: skip
+@pytest.mark.parametrize("editing", [True, False], ids=["edit", "new"])
 def test_bad_input_is_shown_by_its_field_and_nothing_is_written(
-    lead: User, question: Question, changes: dict[str, str], message: str
+    lead: User, question: Question, changes: dict[str, str], message: str, editing: bool
 ) -> None:
-    levels = {name: question.min_level.__class__.objects.get(name=value).pk
+    levels = {name: Level.objects.get(name=value).pk
               for name, value in changes.items() if name.endswith("_level")}  # fmt: skip
+    url = f"/bank/questions/{question.pk}/edit/" if editing else "/bank/questions/new/"
     before = snapshot()
 
-    response = signed_in(lead).post(
-        f"/bank/questions/{question.pk}/edit/", form(**{**changes, **levels})
-    )
+    response = signed_in(lead).post(url, form(role=question.role_id, **{**changes, **levels}))
 
     assert response.status_code == 200
     assert message in response.content.decode()

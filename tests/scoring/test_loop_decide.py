@@ -163,20 +163,21 @@ def test_it_refuses_a_hire_before_any_scorecard_is_in(panel: Built, recruiter: U
     assert not AuditEvent.objects.filter(action="loop.decided").exists()
 
 
-def test_it_refuses_a_hire_while_an_interview_has_no_interviewer(
-    panel: Built,
-    first: Interview,
-    second: Interview,
-    interviewer: User,
-    pia: User,
-    recruiter: User,
-) -> None:
+@pytest.fixture
+def first_in(panel: Built, first: Interview, interviewer: User, pia: User) -> Built:
+    """Interview 1's cards are in (its shadow owes none); interview 2's are not."""
     submitted(interviewer, first)
     submitted(pia, first, rating=4)
+    return panel
+
+
+def test_it_refuses_a_hire_while_an_interview_has_no_interviewer(
+    first_in: Built, second: Interview, recruiter: User
+) -> None:
     Panelist.objects.filter(interview=second).delete()  # nobody on interview 2 any more
     before = state()
 
-    response = decide(recruiter, panel.loop, {"decision": "hire", "rationale": RATIONALE})
+    response = decide(recruiter, first_in.loop, {"decision": "hire", "rationale": RATIONALE})
 
     assert (response.status_code, response.json()) == (
         400,
@@ -184,34 +185,17 @@ def test_it_refuses_a_hire_while_an_interview_has_no_interviewer(
                    f"{second.title}."},
     )  # fmt: skip
     assert state() == before
-    body = signed_in(recruiter).get(f"/loops/{panel.loop.pk}/debrief/").content.decode()
+    body = signed_in(recruiter).get(f"/loops/{first_in.loop.pk}/debrief/").content.decode()
     assert f"No interviewer yet on {second.title}. A hire waits" in body
     assert 'name="decision" value="hire" required disabled' in body
 
 
-def test_a_no_hire_may_close_a_loop_nobody_has_scored_yet(panel: Built, recruiter: User) -> None:
-    response = decide(
-        recruiter, panel.loop, {"decision": "no_hire", "rationale": "The candidate withdrew."}
-    )
-
-    assert response.status_code == 200
-    loop = Loop.objects.get(pk=panel.loop.pk)
-    assert (loop.status, loop.decision) == ("decided", "no_hire")
-
-
 def test_it_refuses_a_hire_while_an_interviewer_is_outstanding_naming_them(
-    panel: Built,
-    first: Interview,
-    second: Interview,
-    interviewer: User,
-    pia: User,
-    recruiter: User,
+    first_in: Built, second: Interview, recruiter: User
 ) -> None:
-    submitted(interviewer, first)
-    submitted(pia, first, rating=4)
     before = state()
 
-    response = decide(recruiter, panel.loop, {"decision": "hire", "rationale": RATIONALE})
+    response = decide(recruiter, first_in.loop, {"decision": "hire", "rationale": RATIONALE})
 
     # Shadows owe nothing; the two seats of interview 2 are still open.
     assert (response.status_code, response.json()) == (
@@ -224,10 +208,13 @@ def test_it_refuses_a_hire_while_an_interviewer_is_outstanding_naming_them(
     assert state() == before
 
 
+@pytest.mark.parametrize("scored", [False, True], ids=["nobody-scored-yet", "one-card-in"])
 def test_a_no_hire_may_close_the_loop_before_every_scorecard_is_in(
-    panel: Built, first: Interview, interviewer: User, recruiter: User
+    panel: Built, first: Interview, interviewer: User, recruiter: User, scored: bool
 ) -> None:
-    submitted(interviewer, first, rating=1, recommendation="strong_no")
+    # The candidate withdrew, or the panel has seen enough.
+    if scored:
+        submitted(interviewer, first, rating=1, recommendation="strong_no")
 
     response = decide(recruiter, panel.loop, {"decision": "no_hire", "rationale": RATIONALE})
 

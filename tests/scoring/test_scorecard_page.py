@@ -249,6 +249,25 @@ def test_a_submitted_card_is_shown_read_only_and_a_post_changes_nothing(
     assert state() == before
 
 
+def test_a_post_to_a_submitted_card_says_nothing_was_changed(
+    first: Interview, interviewer: User
+) -> None:
+    submitted(interviewer, first, summary="As submitted")
+    client = signed_in(interviewer)
+    before = state()
+
+    autosave = client.post(url(first), form_data(first, summary="Late"), HTTP_X_AUTOSAVE="1")
+    saved = client.post(url(first), {**form_data(first, summary="Late"), "action": "save"})
+
+    assert (autosave.status_code, autosave.json()) == (
+        409,
+        {"error": "This scorecard is already submitted."},
+    )
+    assert saved.status_code == 200
+    assert "This scorecard is already submitted: nothing was changed." in saved.content.decode()
+    assert state() == before
+
+
 def test_it_answers_404_for_an_interview_you_are_not_on(
     first: Interview, olga: User, recruiter: User, lead: User
 ) -> None:
