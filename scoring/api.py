@@ -164,8 +164,7 @@ class DebriefView(APIView):
 
     @extend_schema(responses={200: DebriefSerializer})
     def get(self, request: Request, pk: int) -> Response:
-        loop = selectors.loop_for_debrief(user=request.user, pk=pk)
-        return Response(selectors.debrief_document(user=request.user, loop=loop))
+        return Response(selectors.debrief_document(user=request.user, pk=pk))
 
 
 class DecisionView(APIView):
@@ -184,8 +183,7 @@ class DecisionView(APIView):
         serializer = DecisionInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         loop = services.loop_decide(loop=loop, by=request.user, **serializer.validated_data)
-        loop = selectors.loop_for_debrief(user=request.user, pk=loop.pk)
-        return Response(selectors.debrief_document(user=request.user, loop=loop))
+        return Response(selectors.debrief_document(user=request.user, pk=loop.pk))
 
 
 def _scope(request: Request) -> tuple[Role, Level | None]:

@@ -5,6 +5,7 @@ until they have submitted every scorecard they owe in it; drafts are only ever
 seen by their author; recruiters see all submitted scorecards.
 """
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,12 +14,13 @@ from typing import Any
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.fields.json import KT
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from config import sql
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, Role, RubricItem
 from kit.permissions import is_lead, is_recruiter
@@ -308,6 +310,11 @@ def _local(moment: datetime | None) -> datetime | None:
     return timezone.localtime(moment) if moment else None
 
 
+def _json(value: Any) -> Any:
+    # A JSON column read on a plain cursor: text on SQLite, text or parsed on PostgreSQL.
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
 def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     """Return the cards as the API shows them, in the order given.
 
@@ -319,14 +326,23 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     ids = [card.pk for card in cards]
     ratings: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
     by_id: dict[int, dict[str, Any]] = {}
-    rows = QuestionRating.objects.filter(scorecard_id__in=ids).values_list(
-        "id", "scorecard_id", "item_id", "item__question_id", "item__question__title",
-        "version__number", "rating", "not_asked", "not_asked_reason", "notes",
-    )  # fmt: skip
+    rows = sql.rows(
+        f"""
+        SELECT r.id, r.scorecard_id, r.item_id, iq.question_id, q.title, v.number, r.rating,
+               r.not_asked, r.not_asked_reason, r.notes
+          FROM scoring_questionrating r
+          JOIN interviews_interviewquestion iq ON iq.id = r.item_id
+          JOIN kit_question q ON q.id = iq.question_id
+          JOIN kit_questionversion v ON v.id = r.version_id
+         WHERE r.scorecard_id IN ({sql.marks(ids)})
+         ORDER BY r.scorecard_id, iq."order"
+        """,
+        ids,
+    )
     for pk, card, item, question, title, version, rating, not_asked, reason, notes in rows:
         doc = {
             "id": pk, "item": item, "question": question, "title": title, "version": version,
-            "rating": rating, "not_asked": not_asked, "not_asked_reason": reason,
+            "rating": rating, "not_asked": bool(not_asked), "not_asked_reason": reason,
             "checked": [], "follow_ups_asked": [], "notes": notes,
         }  # fmt: skip
         ratings[card].append(doc)
@@ -334,29 +350,42 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     if by_id:
         # Rubric items ticked and follow-ups asked, in one query.
         rated = list(by_id)
-        checked = QuestionRating.checked.through.objects.filter(questionrating_id__in=rated)
-        asked = QuestionRating.follow_ups_asked.through.objects.filter(questionrating_id__in=rated)
-        links = checked.values_list("questionrating_id", "rubricitem_id", Value("checked")).union(
-            asked.values_list("questionrating_id", "followup_id", Value("follow_ups_asked")),
-            all=True,
+        links = sql.rows(
+            f"""
+            SELECT questionrating_id, rubricitem_id, 'checked'
+              FROM scoring_questionrating_checked
+             WHERE questionrating_id IN ({sql.marks(rated)})
+            UNION ALL
+            SELECT questionrating_id, followup_id, 'follow_ups_asked'
+              FROM scoring_questionrating_follow_ups_asked
+             WHERE questionrating_id IN ({sql.marks(rated)})
+            """,
+            rated + rated,
         )
         for rating_id, pk, field in sorted(links, key=lambda link: link[1]):
             by_id[rating_id][field].append(pk)
     amendments: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
     submitted = [card.pk for card in cards if card.is_submitted]
     if submitted:
-        rows = Amendment.objects.filter(scorecard_id__in=submitted).values_list(
-            "scorecard_id", "id", "by__username", "at", "reason", "before", "after"
+        rows = sql.rows(
+            f"""
+            SELECT a.scorecard_id, a.id, u.username, a.at, a.reason, a."before", a."after"
+              FROM scoring_amendment a
+              JOIN auth_user u ON u.id = a.by_id
+             WHERE a.scorecard_id IN ({sql.marks(submitted)})
+             ORDER BY a.scorecard_id, a.at, a.id
+            """,
+            submitted,
         )
         for card, pk, by, at, reason, before, after in rows:
             amendments[card].append(
                 {
                     "id": pk,
                     "by": by,
-                    "at": _local(at),
+                    "at": _local(sql.aware(at)),
                     "reason": reason,
-                    "before": before,
-                    "after": after,
+                    "before": _json(before),
+                    "after": _json(after),
                 }
             )
     return [
@@ -382,41 +411,96 @@ def scorecard_document(card: Scorecard) -> dict[str, Any]:
     return scorecard_documents([card])[0]
 
 
-def debrief_document(*, user: User, loop: Loop) -> dict[str, Any]:
-    """Return the loop's debrief as the API shows it: the loop, whether the caller is
-    still blind, the scorecards they may read and the seats still pending.
+# Every column of a scorecard `s`, for plain SQL; scorecard_loaded makes the card of them.
+SCORECARD_COLUMNS = ", ".join(f"s.{f.column}" for f in Scorecard._meta.concrete_fields)
 
-    The loop comes from loop_for_debrief. Every seat of the loop is read once, with
-    whether it is submitted: that answers both the blind rule and who is pending.
+
+def scorecard_loaded(values: Sequence[Any]) -> Scorecard:
+    """The scorecard of a row that starts with SCORECARD_COLUMNS, as the ORM loads it."""
+    fields = Scorecard._meta.concrete_fields
+    return sql.loaded(Scorecard, **{f.attname: v for f, v in zip(fields, values, strict=True)})
+
+
+def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
+    """Return loop `pk`'s debrief as the API shows it: the loop, whether the caller is
+    still blind, the scorecards they may read and the seats still pending. A 404
+    unless the caller is a recruiter or on the loop's panel (as loop_for_debrief).
+
+    Plain SQL, as the scorecard endpoints: every reader of a loop polls this. Every
+    seat of the loop is read once, with whether it is submitted: that answers who
+    may read it, the blind rule and who is pending.
     """
-    seats = list(
-        seats_with_submitted(Panelist.objects.filter(interview__loop=loop))
-        .order_by("interview__order", "interview_id", "is_shadow", "id")
-        .values_list("interview_id", "user_id", "user__username", "is_shadow", "submitted")
+    loop = sql.row(
+        """
+        SELECT l.id, c.name, r.name, lv.name, l.status, l.decision, l.decision_rationale,
+               d.username, l.decided_at
+          FROM interviews_loop l
+          JOIN interviews_candidate c ON c.id = l.candidate_id
+          JOIN kit_role r ON r.id = l.role_id
+          JOIN kit_level lv ON lv.id = l.level_id
+          LEFT JOIN auth_user d ON d.id = l.decided_by_id
+         WHERE l.id = %s
+        """,
+        [pk],
+    ) if sql.in_range(pk) else None  # fmt: skip
+    if loop is None:
+        raise Http404
+    seats = sql.rows(
+        """
+        SELECT p.interview_id, p.user_id, u.username, p.is_shadow,
+               EXISTS (SELECT 1 FROM scoring_scorecard s
+                        WHERE s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
+                          AND s.status = %s)
+          FROM interviews_panelist p
+          JOIN interviews_interview i ON i.id = p.interview_id
+          JOIN auth_user u ON u.id = p.user_id
+         WHERE i.loop_id = %s
+         ORDER BY i."order", p.interview_id, p.is_shadow, p.id
+        """,
+        [Scorecard.Status.SUBMITTED, pk],
     )
-    me = getattr(user, "pk", None)
-    blind = not (
-        is_recruiter(user) or _nothing_owed([done for _, u, _, _, done in seats if u == me])
+    me = user.pk
+    mine = [bool(done) for _, holder, _, _, done in seats if holder == me]
+    recruiter = is_recruiter(user)
+    if not (recruiter or mine):
+        raise Http404
+    blind = not (recruiter or _nothing_owed(mine))
+    # The rule of _visible: your own cards, and the submitted ones once you are not blind.
+    rows = sql.rows(
+        f"""
+        SELECT {SCORECARD_COLUMNS}, u.username
+          FROM scoring_scorecard s
+          JOIN interviews_interview i ON i.id = s.interview_id
+          JOIN auth_user u ON u.id = s.interviewer_id
+         WHERE i.loop_id = %s AND (s.interviewer_id = %s{"" if blind else " OR s.status = %s"})
+         ORDER BY s.interview_id, s.is_shadow, s.id
+        """,
+        [pk, me] + ([] if blind else [Scorecard.Status.SUBMITTED]),
     )
-    visible = _visible(user=user, loop=loop, blind=blind)
-    cards = list(visible.select_related("interviewer", "interview"))
+    cards = []
+    for *values, name in rows:
+        card = scorecard_loaded(values)
+        card.interviewer = sql.loaded(get_user_model(), id=card.interviewer_id, username=name)
+        card.interview = sql.loaded(Interview, id=card.interview_id, loop_id=pk)
+        cards.append(card)
     # A blind caller sees their own submissions only: every other seat reads as pending.
     pending = [
-        {"username": name, "interview": interview, "is_shadow": shadow}
+        {"username": name, "interview": interview, "is_shadow": bool(shadow)}
         for interview, holder, name, shadow, done in seats
         if not (done and (not blind or holder == me))
     ]
+    loop_id, candidate, role, level, status, decision, rationale, decided_by, decided_at = loop
     return {
         "loop": {
-            "id": loop.pk,
-            "candidate": loop.candidate.name,
-            "role": loop.role.name,
-            "level": loop.level.name,
-            "status": loop.status,
-            "decision": loop.decision,
-            "decision_rationale": loop.decision_rationale,
-            "decided_by": loop.decided_by.username if loop.decided_by else None,
-            "decided_at": _local(loop.decided_at),
+            "id": loop_id,
+            "candidate": candidate,
+            "role": role,
+            "level": level,
+            "status": status,
+            "decision": decision,
+            "decision_rationale": rationale,
+            "decided_by": decided_by,
+            "decided_at": _local(sql.aware(decided_at)),
         },
         "blind": blind,
         "scorecards": scorecard_documents(cards),

@@ -11,16 +11,16 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, Subquery, Value
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from config import sql
 from config.exceptions import ApplicationError, Conflict
-from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
+from interviews.models import Candidate, Interview, Loop, Panelist
 from kit import services as kit_services
-from kit.models import FollowUp, Level, Question, QuestionVersion, Role, RubricItem
+from kit.models import Level, Question, QuestionVersion, Role
 from kit.services import audit_event_record as audit
 from scoring import calibration, history, selectors
 from scoring.calibration import Progress
@@ -57,28 +57,34 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     `interview` may be a bare reference (``Interview(pk=...)``): the seat query
     reads the interview with it. Anyone not on the panel gets a 404.
     """
-    # The seat, its interview and the id of the card it already has, if any, in one query.
-    # interview__pk, not interview: only a lookup on the key itself range-checks the id,
-    # so an id past 64 bits finds nothing rather than overflowing SQLite's integer.
-    mine = Scorecard.objects.filter(interview__pk=interview.pk, interviewer=by).values("pk")
-    seat = (
-        Panelist.objects.filter(interview__pk=interview.pk, user=by)
-        .select_related("interview__loop")
-        .annotate(card=Subquery(mine))
-        .first()
-    )
+    # The seat, its loop and the card it already has, if any, in one query (plain SQL:
+    # every interview starts here).
+    seat = sql.row(
+        f"""
+        SELECT p.is_shadow, l.id, l.status, {selectors.SCORECARD_COLUMNS}
+          FROM interviews_panelist p
+          JOIN interviews_interview i ON i.id = p.interview_id
+          JOIN interviews_loop l ON l.id = i.loop_id
+          LEFT JOIN scoring_scorecard s
+                 ON s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
+         WHERE p.interview_id = %s AND p.user_id = %s
+         ORDER BY p.is_shadow, p.id
+        """,
+        [interview.pk, by.pk],
+    ) if sql.in_range(interview.pk) else None  # fmt: skip
     if seat is None:
         raise Http404("You are not on this interview's panel.")
-    interview = seat.interview
-    if seat.card is not None:
-        scorecard = Scorecard.objects.get(pk=seat.card)
-    elif interview.loop.status == Loop.Status.DECIDED:
+    is_shadow, loop_id, loop_status, *card = seat
+    interview = sql.loaded(Interview, id=interview.pk, loop_id=loop_id)
+    if card[0] is not None:
+        scorecard = selectors.scorecard_loaded(card)
+    elif loop_status == Loop.Status.DECIDED:
         raise ApplicationError("The loop is decided; no new scorecards are taken for it.")
     else:
         try:
             with transaction.atomic():
                 scorecard = Scorecard.objects.create(
-                    interview=interview, interviewer=by, is_shadow=seat.is_shadow
+                    interview=interview, interviewer=by, is_shadow=is_shadow
                 )
         except IntegrityError:  # started at the same moment by another request of theirs
             scorecard = Scorecard.objects.get(interview=interview, interviewer=by)
@@ -100,28 +106,30 @@ class _Item:
 
 
 def _items(interview_id: int) -> dict[int, _Item]:
-    """Return the interview's questions by id. Two queries, plain rows: this runs on
-    every autosave."""
-    rows = list(
-        InterviewQuestion.objects.filter(interview_id=interview_id).values_list(
-            "pk", "question__title", "version_id", "version__scale_max"
-        )
+    """Return the interview's questions by id, with the rubric items and follow-ups of
+    their pinned versions. One query, in plain SQL: this runs on every autosave."""
+    rows = sql.rows(
+        """
+        SELECT 'question', iq.id, iq.version_id, v.scale_max, q.title
+          FROM interviews_interviewquestion iq
+          JOIN kit_question q ON q.id = iq.question_id
+          JOIN kit_questionversion v ON v.id = iq.version_id
+         WHERE iq.interview_id = %s
+        UNION ALL
+        SELECT 'rubric', r.id, r.version_id, NULL, NULL
+          FROM kit_rubricitem r
+         WHERE r.version_id IN (SELECT version_id FROM interviews_interviewquestion
+                                 WHERE interview_id = %s)
+        UNION ALL
+        SELECT 'follow_up', f.id, f.version_id, NULL, NULL
+          FROM kit_followup f
+         WHERE f.version_id IN (SELECT version_id FROM interviews_interviewquestion
+                                 WHERE interview_id = %s)
+        """,
+        [interview_id] * 3,
     )
-    versions = {version for _, _, version, _ in rows}
     ticks: dict[tuple[int, str], set[int]] = {}
-    # Rubric items and follow-ups in one query. order_by(): the parts of a UNION carry
-    # no ORDER BY (both models have a default one).
-    rubric = (
-        RubricItem.objects.filter(version_id__in=versions)
-        .order_by()
-        .values_list("version_id", "pk", Value("rubric"))
-    )
-    asked = (
-        FollowUp.objects.filter(version_id__in=versions)
-        .order_by()
-        .values_list("version_id", "pk", Value("follow_up"))
-    )
-    for version, pk, kind in rubric.union(asked, all=True):
+    for kind, pk, version, _, _ in rows:
         ticks.setdefault((version, kind), set()).add(pk)
     return {
         pk: _Item(
@@ -131,7 +139,8 @@ def _items(interview_id: int) -> dict[int, _Item]:
             rubric=frozenset(ticks.get((version, "rubric"), ())),
             follow_ups=frozenset(ticks.get((version, "follow_up"), ())),
         )
-        for pk, title, version, scale in rows
+        for kind, pk, version, scale, title in rows
+        if kind == "question"
     }
 
 
@@ -175,55 +184,83 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
 def _write_ratings(
     scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, _Item]
 ) -> None:
-    # Three INSERTs whatever the number of ratings (not three queries per rating):
-    # _validate has checked every rubric item and follow-up against the question's
-    # pinned version, so the link rows are written without loading those objects.
-    # The delete runs after the row lock, so it sees a concurrent save's committed
-    # ratings (on a card without ratings it is one SELECT that finds none).
-    scorecard.ratings.all().delete()
-    rows = QuestionRating.objects.bulk_create(
-        [
-            QuestionRating(
-                scorecard=scorecard,
-                item_id=entry.item,
-                # The version the question was assigned at, never the question's latest.
-                version_id=items[entry.item].version_id,
-                rating=None if entry.not_asked else entry.rating,
-                not_asked=entry.not_asked,
-                not_asked_reason=entry.not_asked_reason.strip() if entry.not_asked else "",
-                notes=entry.notes,
-            )
-            for entry in ratings
-        ]
+    """Replace the card's ratings with `ratings`, in plain SQL: at most three DELETEs
+    and three INSERTs whatever the number of ratings.
+
+    _validate has checked every rubric item and follow-up against the question's
+    pinned version, so the link rows are written without loading those objects.
+    The delete runs after the row lock, so it sees a concurrent save's committed
+    ratings (on a card without ratings it is one SELECT that finds none).
+    """
+    mine = "SELECT id FROM scoring_questionrating WHERE scorecard_id = %s"
+    if sql.row(mine, [scorecard.pk]):
+        for links in ("scoring_questionrating_checked", "scoring_questionrating_follow_ups_asked"):
+            sql.execute(f"DELETE FROM {links} WHERE questionrating_id IN ({mine})", [scorecard.pk])
+        sql.execute("DELETE FROM scoring_questionrating WHERE scorecard_id = %s", [scorecard.pk])
+    if not ratings:
+        return
+    values = [
+        (
+            scorecard.pk,
+            entry.item,
+            # The version the question was assigned at, never the question's latest.
+            items[entry.item].version_id,
+            None if entry.not_asked else entry.rating,
+            entry.not_asked,
+            entry.not_asked_reason.strip() if entry.not_asked else "",
+            entry.notes,
+        )
+        for entry in ratings
+    ]
+    written = sql.rows(
+        "INSERT INTO scoring_questionrating (scorecard_id, item_id, version_id, rating,"
+        " not_asked, not_asked_reason, notes)"
+        f" VALUES {sql.tuples(values)} RETURNING item_id, id",
+        [value for row in values for value in row],
     )
-    checked = QuestionRating.checked.through
-    links = [
-        checked(questionrating_id=row.pk, rubricitem_id=pk)
-        for row, entry in zip(rows, ratings, strict=True)
-        for pk in dict.fromkeys(entry.checked)
-    ]
-    if links:
-        checked.objects.bulk_create(links)
-    asked = QuestionRating.follow_ups_asked.through
-    links = [
-        asked(questionrating_id=row.pk, followup_id=pk)
-        for row, entry in zip(rows, ratings, strict=True)
-        for pk in dict.fromkeys(entry.follow_ups_asked)
-    ]
-    if links:
-        asked.objects.bulk_create(links)
+    rating_of = dict(written)  # a card rates each question once
+    for table, column, ticked in (
+        ("scoring_questionrating_checked", "rubricitem_id", "checked"),
+        ("scoring_questionrating_follow_ups_asked", "followup_id", "follow_ups_asked"),
+    ):
+        links = [
+            (rating_of[entry.item], pk)
+            for entry in ratings
+            for pk in dict.fromkeys(getattr(entry, ticked))
+        ]
+        if links:
+            sql.execute(
+                f"INSERT INTO {table} (questionrating_id, {column}) VALUES {sql.tuples(links)}",
+                [value for link in links for value in link],
+            )
 
 
-def _locked(scorecard: Scorecard, by: AbstractBaseUser, *related: str) -> Scorecard:
-    """Return the author's scorecard read under a row lock, with its interview and
-    loop (and any `related`); anyone else's is a 404, so ids leak nothing.
+def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
+    """Return the author's scorecard read under a row lock, with its interview's loop
+    (id, status and role); anyone else's is a 404, so ids leak nothing.
 
     `scorecard` may be a bare reference (``Scorecard(pk=...)``): this is the
-    only read. Only the scorecard row is locked (``of``): submissions in one
-    loop do not queue behind each other.
+    only read. Only the scorecard row is locked: submissions in one loop do not
+    queue behind each other. Plain SQL: this runs on every autosave and submit.
     """
-    mine = Scorecard.objects.filter(interviewer=by).select_for_update(of=("self",))  # type: ignore[misc]
-    scorecard = get_object_or_404(mine.select_related("interview__loop", *related), pk=scorecard.pk)
+    found = sql.row(
+        f"""
+        SELECT l.id, l.status, l.role_id, {selectors.SCORECARD_COLUMNS}
+          FROM scoring_scorecard s
+          JOIN interviews_interview i ON i.id = s.interview_id
+          JOIN interviews_loop l ON l.id = i.loop_id
+         WHERE s.id = %s AND s.interviewer_id = %s{sql.for_update("s")}
+        """,
+        [scorecard.pk, by.pk],
+    ) if sql.in_range(scorecard.pk) else None  # fmt: skip
+    if found is None:
+        raise Http404("No such scorecard of yours.")
+    loop_id, loop_status, role_id, *values = found
+    scorecard = selectors.scorecard_loaded(values)
+    loop = sql.loaded(Loop, id=loop_id, status=loop_status, role_id=role_id)
+    loop.role = sql.loaded(Role, id=role_id)
+    scorecard.interview = sql.loaded(Interview, id=scorecard.interview_id, loop_id=loop_id)
+    scorecard.interview.loop = loop
     scorecard.interviewer = by  # type: ignore[assignment]  # filtered on: no join for it
     return scorecard
 
@@ -256,9 +293,13 @@ def scorecard_save_draft(
     _check_open(scorecard)
     _check_recommendation(recommendation)
     items = _validate(scorecard, ratings)
-    scorecard.recommendation = recommendation
-    scorecard.summary = summary
-    scorecard.save(update_fields=["recommendation", "summary", "updated_at"])
+    scorecard.recommendation, scorecard.summary = recommendation, summary
+    scorecard.updated_at = timezone.now()
+    sql.execute(
+        "UPDATE scoring_scorecard SET recommendation = %s, summary = %s, updated_at = %s"
+        " WHERE id = %s",
+        [recommendation, summary, sql.moment(scorecard.updated_at), scorecard.pk],
+    )
     _write_ratings(scorecard, ratings, items)
     _loop_started(scorecard.interview.loop)
     return scorecard
@@ -266,13 +307,17 @@ def scorecard_save_draft(
 
 def _check_complete(scorecard: Scorecard) -> None:
     # One query: each of the interview's questions with the card's rating of it, if any.
-    rows = (
-        InterviewQuestion.objects.filter(interview_id=scorecard.interview_id)
-        .annotate(mine=FilteredRelation("ratings", condition=Q(ratings__scorecard=scorecard)))
-        .order_by("order")
-        .values_list("question__title", "mine__id", "mine__rating", "mine__not_asked",
-                     "mine__not_asked_reason")
-    )  # fmt: skip
+    rows = sql.rows(
+        """
+        SELECT q.title, r.id, r.rating, r.not_asked, r.not_asked_reason
+          FROM interviews_interviewquestion iq
+          JOIN kit_question q ON q.id = iq.question_id
+          LEFT JOIN scoring_questionrating r ON r.item_id = iq.id AND r.scorecard_id = %s
+         WHERE iq.interview_id = %s
+         ORDER BY iq."order"
+        """,
+        [scorecard.pk, scorecard.interview_id],
+    )
     missing = []
     for title, rated, rating, not_asked, reason in rows:
         if not_asked and not reason:
@@ -295,15 +340,16 @@ def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard
     The row lock serialises concurrent submits on PostgreSQL, and the
     conditional UPDATE makes exactly one of them win on any database.
     """
-    scorecard = _locked(scorecard, by, "interview__loop__role")
+    scorecard = _locked(scorecard, by)
     if scorecard.is_submitted:
         when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
         raise Conflict(f"This scorecard was already submitted at {when}.")
     _check_open(scorecard)
     _check_complete(scorecard)
     now = timezone.now()
-    won = Scorecard.objects.filter(pk=scorecard.pk, status=Scorecard.Status.DRAFT).update(
-        status=Scorecard.Status.SUBMITTED, submitted_at=now
+    won = sql.execute(
+        "UPDATE scoring_scorecard SET status = %s, submitted_at = %s WHERE id = %s AND status = %s",
+        [Scorecard.Status.SUBMITTED, sql.moment(now), scorecard.pk, Scorecard.Status.DRAFT],
     )
     if won != 1:
         raise Conflict("This scorecard was already submitted.")
@@ -326,7 +372,7 @@ def scorecard_amend(
     ratings: Sequence[RatingInput],
 ) -> Amendment:
     """Change a submitted scorecard, keeping who, when, why and the card before and after."""
-    scorecard = _locked(scorecard, by, "interview__loop__role")
+    scorecard = _locked(scorecard, by)
     if not scorecard.is_submitted:
         raise ApplicationError("Only a submitted scorecard is amended; edit the draft instead.")
     if not reason.strip():
@@ -364,16 +410,22 @@ def _loop_started(loop: Loop) -> None:
 
 def _loop_maybe_debrief(loop: Loop) -> None:
     """Move the loop to debrief once every interviewer (shadows aside) has submitted."""
-    owed = Panelist.objects.filter(interview__loop=loop, is_shadow=False).exclude(
-        Exists(
-            Scorecard.objects.filter(
-                interview=OuterRef("interview"),
-                interviewer=OuterRef("user"),
-                status=Scorecard.Status.SUBMITTED,
-            )
-        )
+    if loop.status != Loop.Status.IN_PROGRESS:
+        return
+    owed = sql.row(
+        """
+        SELECT 1
+          FROM interviews_panelist p
+          JOIN interviews_interview i ON i.id = p.interview_id
+         WHERE i.loop_id = %s AND NOT p.is_shadow
+           AND NOT EXISTS (SELECT 1 FROM scoring_scorecard s
+                            WHERE s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
+                              AND s.status = %s)
+         LIMIT 1
+        """,
+        [loop.pk, Scorecard.Status.SUBMITTED],
     )
-    if loop.status == Loop.Status.IN_PROGRESS and not owed.exists():
+    if owed is None:
         Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DEBRIEF)
         loop.status = Loop.Status.DEBRIEF
 
@@ -499,9 +551,13 @@ def calibration_request(*, role: Role, by: AbstractBaseUser | None = None) -> Ca
        task after the transaction commits, delayed a few seconds so a burst of
        submissions lands in the same run.
     """
-    queued = CalibrationJob.objects.filter(role=role, status=CalibrationJob.Status.QUEUED).first()
-    if queued is not None:
-        return queued
+    # Plain SQL: this runs on every submission.
+    queued = CalibrationJob.objects.raw(
+        "SELECT * FROM scoring_calibrationjob WHERE role_id = %s AND status = %s",
+        [role.pk, CalibrationJob.Status.QUEUED],
+    )
+    for job in queued:
+        return job
     try:
         with transaction.atomic():
             job = CalibrationJob.objects.create(role=role, requested_by=by)
