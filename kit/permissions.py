@@ -5,6 +5,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from config import sql
 from kit.ladder import GROUPS
 
 RECRUITER, LEAD, INTERVIEWER = GROUPS
@@ -16,7 +17,15 @@ def _groups(user: User | AnonymousUser) -> set[str]:
         return set()
     cached = getattr(user, "_persona_groups", None)
     if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))
+        # Plain SQL: every API request that asks lands here (see config/sql.py).
+        cached = {
+            name
+            for (name,) in sql.rows(
+                "SELECT g.name FROM auth_group g"
+                " JOIN auth_user_groups ug ON ug.group_id = g.id WHERE ug.user_id = %s",
+                [user.pk],
+            )
+        }
         user._persona_groups = cached  # type: ignore[union-attr]
     return cached
 

@@ -81,16 +81,29 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     elif loop_status == Loop.Status.DECIDED:
         raise ApplicationError("The loop is decided; no new scorecards are taken for it.")
     else:
-        try:
-            with transaction.atomic():
-                scorecard = Scorecard.objects.create(
-                    interview=interview, interviewer=by, is_shadow=is_shadow
-                )
-        except IntegrityError:  # started at the same moment by another request of theirs
-            scorecard = Scorecard.objects.get(interview=interview, interviewer=by)
+        scorecard = _draft_create(interview_id=interview.pk, by=by, is_shadow=is_shadow)
     # The caller's own objects: reading the card's loop and author then costs no query.
     scorecard.interview, scorecard.interviewer = interview, by  # type: ignore[assignment]
     return scorecard
+
+
+def _draft_create(*, interview_id: int, by: AbstractBaseUser, is_shadow: bool) -> Scorecard:
+    # ON CONFLICT DO NOTHING: a card started at the same moment by another request of
+    # theirs wins, and this one reads it. No savepoint needed inside a transaction.
+    now = timezone.now()
+    created = sql.row(
+        "INSERT INTO scoring_scorecard (interview_id, interviewer_id, is_shadow, status,"
+        " recommendation, summary, created_at, updated_at)"
+        " VALUES (%s, %s, %s, %s, '', '', %s, %s) ON CONFLICT DO NOTHING RETURNING id",
+        [interview_id, by.pk, is_shadow, Scorecard.Status.DRAFT, sql.moment(now), sql.moment(now)],
+    )
+    if created is None:
+        return Scorecard.objects.get(interview_id=interview_id, interviewer=by)
+    return sql.loaded(
+        Scorecard, id=created[0], interview_id=interview_id, interviewer_id=by.pk,
+        is_shadow=is_shadow, status=Scorecard.Status.DRAFT, recommendation="", summary="",
+        created_at=now, updated_at=now, submitted_at=None,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

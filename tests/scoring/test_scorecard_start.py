@@ -1,14 +1,17 @@
 """POST /api/v1/scorecards/ (services.scorecard_start): start or return your draft card."""
 
+import threading
+
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection, transaction
 from django.http import Http404
 from rest_framework.test import APIClient
 
 from interviews.models import Interview
 from scoring import services
 from scoring.models import Scorecard
-from tests.conftest import client_for
+from tests.conftest import client_for, need
 from tests.scoring.helpers import card_json, state
 
 
@@ -108,3 +111,53 @@ def test_the_service_refuses_someone_not_on_the_panel(first: Interview, olga: Us
         services.scorecard_start(interview=first, by=olga)
 
     assert not Scorecard.objects.exists()
+
+
+def test_a_start_that_loses_the_race_returns_the_card_that_won(
+    first: Interview, interviewer: User
+) -> None:
+    # The insert finds the card another request of theirs started a moment before: it
+    # writes nothing and returns that card, also inside a caller's transaction.
+    won = services.scorecard_start(interview=first, by=interviewer)
+    before = state()
+
+    with transaction.atomic():
+        lost = services._draft_create(interview_id=first.pk, by=interviewer, is_shadow=False)
+        assert Scorecard.objects.count() == 1  # the transaction is still usable
+
+    assert lost.pk == won.pk
+    assert state() == before
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_concurrent_starts_make_one_card(first: Interview, interviewer: User) -> None:
+    need("PostgreSQL", connection.vendor == "postgresql")
+    barrier = threading.Barrier(10)
+    started: list[int] = []
+    failed: list[BaseException] = []
+    lock = threading.Lock()
+
+    def attempt() -> None:
+        try:
+            barrier.wait(timeout=10)
+            card = services.scorecard_start(interview=Interview(pk=first.pk), by=interviewer)
+            with lock:
+                started.append(card.pk)
+        except BaseException as exc:  # reported below, so a thread cannot fail silently
+            with lock:
+                failed.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=attempt) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert not any(thread.is_alive() for thread in threads)
+    assert failed == []
+    card = Scorecard.objects.get()
+    assert started == [card.pk] * 10
+    assert (card.interviewer, card.status) == (interviewer, "draft")
