@@ -80,6 +80,18 @@ def loaded(model: type[M], **values: Any) -> M:
     )
 
 
+def columns(model: type[Model], alias: str) -> str:
+    """Every column of `model` as `alias`, for a SELECT list that `from_row` reads back."""
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
+
+
+def from_row(model: type[M], values: Sequence[Any]) -> M:
+    """The instance of a row's values for `columns(model, ...)`, as the ORM loads it."""
+    fields = model._meta.concrete_fields
+    return loaded(model, **{f.attname: v for f, v in zip(fields, values, strict=True)})
+
+
 def moment(value: datetime) -> Any:
     """A timestamp as a parameter, stored as the ORM stores it (SQLite: naive UTC text)."""
     return connection.ops.adapt_datetimefield_value(value)

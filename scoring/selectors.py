@@ -411,16 +411,6 @@ def scorecard_document(card: Scorecard) -> dict[str, Any]:
     return scorecard_documents([card])[0]
 
 
-# Every column of a scorecard `s`, for plain SQL; scorecard_loaded makes the card of them.
-SCORECARD_COLUMNS = ", ".join(f"s.{f.column}" for f in Scorecard._meta.concrete_fields)
-
-
-def scorecard_loaded(values: Sequence[Any]) -> Scorecard:
-    """The scorecard of a row that starts with SCORECARD_COLUMNS, as the ORM loads it."""
-    fields = Scorecard._meta.concrete_fields
-    return sql.loaded(Scorecard, **{f.attname: v for f, v in zip(fields, values, strict=True)})
-
-
 def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
     """Return loop `pk`'s debrief as the API shows it: the loop, whether the caller is
     still blind, the scorecards they may read and the seats still pending. A 404
@@ -468,7 +458,7 @@ def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
     # The rule of _visible: your own cards, and the submitted ones once you are not blind.
     rows = sql.rows(
         f"""
-        SELECT {SCORECARD_COLUMNS}, u.username
+        SELECT {sql.columns(Scorecard, "s")}, u.username
           FROM scoring_scorecard s
           JOIN interviews_interview i ON i.id = s.interview_id
           JOIN auth_user u ON u.id = s.interviewer_id
@@ -479,7 +469,7 @@ def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
     )
     cards = []
     for *values, name in rows:
-        card = scorecard_loaded(values)
+        card = sql.from_row(Scorecard, values)
         card.interviewer = sql.loaded(get_user_model(), id=card.interviewer_id, username=name)
         card.interview = sql.loaded(Interview, id=card.interview_id, loop_id=pk)
         cards.append(card)

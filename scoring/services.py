@@ -61,7 +61,7 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     # every interview starts here).
     seat = sql.row(
         f"""
-        SELECT p.is_shadow, l.id, l.status, {selectors.SCORECARD_COLUMNS}
+        SELECT p.is_shadow, l.id, l.status, {sql.columns(Scorecard, "s")}
           FROM interviews_panelist p
           JOIN interviews_interview i ON i.id = p.interview_id
           JOIN interviews_loop l ON l.id = i.loop_id
@@ -77,7 +77,7 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     is_shadow, loop_id, loop_status, *card = seat
     interview = sql.loaded(Interview, id=interview.pk, loop_id=loop_id)
     if card[0] is not None:
-        scorecard = selectors.scorecard_loaded(card)
+        scorecard = sql.from_row(Scorecard, card)
     elif loop_status == Loop.Status.DECIDED:
         raise ApplicationError("The loop is decided; no new scorecards are taken for it.")
     else:
@@ -258,7 +258,7 @@ def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
     """
     found = sql.row(
         f"""
-        SELECT l.id, l.status, l.role_id, {selectors.SCORECARD_COLUMNS}
+        SELECT l.id, l.status, l.role_id, {sql.columns(Scorecard, "s")}
           FROM scoring_scorecard s
           JOIN interviews_interview i ON i.id = s.interview_id
           JOIN interviews_loop l ON l.id = i.loop_id
@@ -269,7 +269,7 @@ def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
     if found is None:
         raise Http404("No such scorecard of yours.")
     loop_id, loop_status, role_id, *values = found
-    scorecard = selectors.scorecard_loaded(values)
+    scorecard = sql.from_row(Scorecard, values)
     loop = sql.loaded(Loop, id=loop_id, status=loop_status, role_id=role_id)
     loop.role = sql.loaded(Role, id=role_id)
     scorecard.interview = sql.loaded(Interview, id=scorecard.interview_id, loop_id=loop_id)
@@ -565,12 +565,13 @@ def calibration_request(*, role: Role, by: AbstractBaseUser | None = None) -> Ca
        submissions lands in the same run.
     """
     # Plain SQL: this runs on every submission.
-    queued = CalibrationJob.objects.raw(
-        "SELECT * FROM scoring_calibrationjob WHERE role_id = %s AND status = %s",
+    queued = sql.row(
+        f"SELECT {sql.columns(CalibrationJob, 'j')} FROM scoring_calibrationjob j"
+        " WHERE j.role_id = %s AND j.status = %s",
         [role.pk, CalibrationJob.Status.QUEUED],
     )
-    for job in queued:
-        return job
+    if queued is not None:
+        return sql.from_row(CalibrationJob, queued)
     try:
         with transaction.atomic():
             job = CalibrationJob.objects.create(role=role, requested_by=by)

@@ -99,3 +99,17 @@ def test_the_lock_clause_matches_the_database() -> None:
         assert clause == " FOR UPDATE OF s"
     else:
         assert clause == ""
+
+
+def test_a_row_of_every_column_reads_back_as_the_orm_loads_it(interviewer: User) -> None:
+    values = sql.row(
+        f"SELECT {sql.columns(User, 'u')} FROM auth_user u WHERE u.id = %s", [interviewer.pk]
+    )
+    assert values is not None
+
+    user = sql.from_row(User, values)
+
+    expected = User.objects.get(pk=interviewer.pk)
+    fields = [f.attname for f in User._meta.concrete_fields]
+    assert [getattr(user, f) for f in fields] == [getattr(expected, f) for f in fields]
+    assert user.get_deferred_fields() == set()
