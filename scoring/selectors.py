@@ -451,10 +451,10 @@ def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
     )
     me = user.pk
     mine = [bool(done) for _, holder, _, _, done in seats if holder == me]
-    recruiter = is_recruiter(user)
-    if not (recruiter or mine):
+    if not (mine or is_recruiter(user)):
         raise Http404
-    blind = not (recruiter or _nothing_owed(mine))
+    # Whoever owes nothing here reads it all: only those who owe are asked if they recruit.
+    blind = not (_nothing_owed(mine) or is_recruiter(user))
     # The rule of _visible: your own cards, and the submitted ones once you are not blind.
     rows = sql.rows(
         f"""
