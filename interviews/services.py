@@ -143,6 +143,20 @@ def _span(interview: Interview) -> str:
     return f"{start:%a %d %b %H:%M}–{end:%H:%M %Z}"
 
 
+def _lock_diaries(interview: Interview, people: Sequence[User]) -> None:
+    """Hold the candidate's and the people's rows until the transaction ends, so that
+    two bookings of one person at once are checked one after the other: the second
+    sees the first and is refused. Candidate first, then people by id: no deadlock.
+
+    FOR NO KEY UPDATE: rows that merely point at these (a scorecard, a seat) are
+    still written meanwhile. SQLite, which has no row locks, serialises writers.
+    """
+    candidate = Candidate.objects.filter(pk=interview.loop.candidate_id)
+    list(candidate.select_for_update(no_key=True).values_list("pk"))
+    diaries = User.objects.filter(pk__in=[u.pk for u in people]).order_by("pk")
+    list(diaries.select_for_update(no_key=True).values_list("pk"))
+
+
 def _check_clashes(
     interview: Interview, people: Sequence[User], start: datetime, end: datetime
 ) -> None:
@@ -203,6 +217,7 @@ def interview_update(
         if scheduled_end <= scheduled_start:
             raise ApplicationError("The interview must end after it starts.")
         people = [*interviewers, *([shadow] if shadow else [])]
+        _lock_diaries(interview, people)
         _check_clashes(interview, people, scheduled_start, scheduled_end)
     interview.scheduled_start = scheduled_start
     interview.scheduled_end = scheduled_end

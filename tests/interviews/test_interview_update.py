@@ -1,14 +1,18 @@
 """PUT /api/v1/interviews/{id}/: panel, shadow and time; the loop becomes scheduled."""
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from config.exceptions import ApplicationError
 from interviews import services
 from interviews.models import Loop, Panelist
-from tests.conftest import client_for, make_user
+from tests.conftest import client_for, make_user, need
 from tests.interviews.helpers import iso, snapshot
 
 START = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
@@ -315,3 +319,67 @@ def test_a_failure_half_way_writes_nothing(recruiter, interviewer, interviews, m
         )  # fmt: skip
 
     assert snapshot() == before
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("who", ["interviewer", "candidate"])
+def test_two_bookings_at_once_cannot_both_take_the_same_time(
+    who, recruiter, interviewer, other_interviewer, interviews, elsewhere, world, monkeypatch
+):
+    # Each booking checks for clashes, then (slowly) writes: without a lock both would
+    # pass the check before either wrote. The second must wait for the first and be refused.
+    need("PostgreSQL", connection.vendor == "postgresql")
+    if who == "candidate":  # the same candidate in two open loops, different interviewers
+        second = services.loop_create(
+            candidate=world.candidate, role=world.role, level=world.level, by=recruiter
+        )
+        targets = [
+            (interviews[0], interviewer),
+            (second.interviews.order_by("order")[0], other_interviewer),
+        ]
+    else:  # two candidates, the same interviewer
+        targets = [(interviews[0], interviewer), (elsewhere, interviewer)]
+    checked = services._check_clashes
+
+    def slow_check(*args, **kwargs):  # type: ignore[no-untyped-def]
+        checked(*args, **kwargs)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(services, "_check_clashes", slow_check)
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def book(interview, person):  # type: ignore[no-untyped-def]
+        try:
+            barrier.wait(timeout=10)
+            services.interview_update(
+                interview=interview, interviewers=[person], scheduled_start=START,
+                scheduled_end=END,
+            )  # fmt: skip
+            outcome = "booked"
+        except ApplicationError as exc:
+            outcome = exc.message
+        except BaseException as exc:  # reported below, so a thread cannot fail silently
+            outcome = f"failed: {exc!r}"
+        finally:
+            connection.close()
+        with lock:
+            outcomes.append(outcome)
+
+    threads = [threading.Thread(target=book, args=target) for target in targets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert not any(thread.is_alive() for thread in threads)
+    assert outcomes.count("booked") == 1
+    (refusal,) = [outcome for outcome in outcomes if outcome != "booked"]
+    expected = "the candidate cannot be in two interviews" if who == "candidate" else "already on"
+    assert expected in refusal
+    booked = Panelist.objects.filter(
+        interview__scheduled_start__lt=END, interview__scheduled_end__gt=START
+    )
+    assert booked.count() == 1
