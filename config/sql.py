@@ -9,11 +9,13 @@ SQLite and PostgreSQL both read, and each sits next to the code that needs it.
 """
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import DateTimeField, Model
+from django.db.models import Field, Model
+from django.db.transaction import TransactionManagementError
+from django.utils import timezone
 
 M = TypeVar("M", bound=Model)
 
@@ -51,7 +53,10 @@ def tuples(rows: Sequence[Sequence[Any]]) -> str:
 
 def for_update(*tables: str) -> str:
     """The row-lock clause where the database has one (PostgreSQL locks just
-    `tables`; SQLite serialises writers and has none)."""
+    `tables`; SQLite serialises writers and has none). As the ORM, refused
+    outside a transaction, where a lock would be released at once."""
+    if not connection.in_atomic_block:
+        raise TransactionManagementError("A row lock needs a transaction.")
     if not connection.features.has_select_for_update:
         return ""
     if tables and connection.features.has_select_for_update_of:
@@ -60,24 +65,32 @@ def for_update(*tables: str) -> str:
 
 
 def aware(moment: datetime | None) -> datetime | None:
-    """A timestamp as the ORM gives it: SQLite's come back naive, in UTC."""
-    if moment is not None and moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
+    """A timestamp as the ORM gives it: SQLite's come back naive, in the database's zone."""
+    if moment is not None and timezone.is_naive(moment):
+        return timezone.make_aware(moment, connection.timezone)
     return moment
 
 
 def loaded(model: type[M], **values: Any) -> M:
-    """An instance as the ORM would load it from these column values (timestamps
-    made aware); any other field is read from the database on first use (deferred)."""
+    """An instance as the ORM would load it from these column values, converted as the
+    ORM converts them (SQLite's timestamps made aware, JSON decoded...); any other
+    field is read from the database on first use (deferred)."""
     fields = [f for f in model._meta.concrete_fields if f.attname in values]
+    unknown = set(values) - {f.attname for f in fields}
+    if unknown:
+        raise TypeError(f"{model.__name__} has no column {', '.join(sorted(unknown))}.")
     return model.from_db(
-        DEFAULT_DB_ALIAS,
-        [f.attname for f in fields],
-        [
-            aware(values[f.attname]) if isinstance(f, DateTimeField) else values[f.attname]
-            for f in fields
-        ],
+        DEFAULT_DB_ALIAS, [f.attname for f in fields], [_read(f, values[f.attname]) for f in fields]
     )
+
+
+def _read(field: Field, value: Any) -> Any:
+    # The converters the ORM's compiler applies to a column: the backend's, then the field's.
+    column = field.get_col(field.model._meta.db_table)
+    converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+    for convert in converters:
+        value = convert(value, column, connection)
+    return value
 
 
 def columns(model: type[Model], alias: str) -> str:

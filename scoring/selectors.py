@@ -44,7 +44,10 @@ PANEL_USERS = Prefetch("panel", queryset=Panelist.objects.select_related("user")
 
 def _with_ratings(scorecards: QuerySet[Scorecard]) -> QuerySet[Scorecard]:
     return scorecards.select_related(
-        "interviewer", "interview__loop__candidate", "interview__loop__role"
+        "interviewer",
+        "interview__loop__candidate",
+        "interview__loop__role",
+        "interview__loop__level",
     ).prefetch_related(
         Prefetch(
             "ratings",
@@ -323,6 +326,8 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     and the follow-ups asked, only if there are ratings; the amendments, only
     if a card is submitted (drafts have none).
     """
+    if not cards:
+        return []
     ids = [card.pk for card in cards]
     ratings: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
     by_id: dict[int, dict[str, Any]] = {}

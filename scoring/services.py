@@ -90,11 +90,13 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
 def _draft_create(*, interview_id: int, by: AbstractBaseUser, is_shadow: bool) -> Scorecard:
     # ON CONFLICT DO NOTHING: a card started at the same moment by another request of
     # theirs wins, and this one reads it. No savepoint needed inside a transaction.
+    # (RETURNING needs SQLite 3.35 or newer, as the README says.)
     now = timezone.now()
     created = sql.row(
         "INSERT INTO scoring_scorecard (interview_id, interviewer_id, is_shadow, status,"
         " recommendation, summary, created_at, updated_at)"
-        " VALUES (%s, %s, %s, %s, '', '', %s, %s) ON CONFLICT DO NOTHING RETURNING id",
+        " VALUES (%s, %s, %s, %s, '', '', %s, %s)"
+        " ON CONFLICT (interview_id, interviewer_id) DO NOTHING RETURNING id",
         [interview_id, by.pk, is_shadow, Scorecard.Status.DRAFT, sql.moment(now), sql.moment(now)],
     )
     if created is None:
@@ -395,7 +397,8 @@ def scorecard_amend(
     if not recommendation:
         raise ApplicationError("A submitted scorecard keeps an overall recommendation.")
     items = _validate(scorecard, ratings)
-    before = selectors.scorecard_as_dict(selectors.own_scorecard_get(user=by, pk=scorecard.pk))
+    current = selectors.own_scorecard_get(user=by, pk=scorecard.pk)
+    before = selectors.scorecard_as_dict(current)
     scorecard.recommendation = recommendation
     scorecard.summary = summary
     scorecard.save(update_fields=["recommendation", "summary", "updated_at"])
@@ -407,7 +410,7 @@ def scorecard_amend(
     amendment = Amendment.objects.create(
         scorecard=scorecard, by=by, reason=reason.strip(), before=before, after=after
     )
-    audit(actor=by, action="scorecard.amended", target=str(scorecard), reason=reason.strip())
+    audit(actor=by, action="scorecard.amended", target=str(current), reason=reason.strip())
     calibration_request(role=scorecard.interview.loop.role)
     return amendment
 

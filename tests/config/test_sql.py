@@ -4,11 +4,13 @@ from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from config import sql
+from interviews.models import Loop
 
 
 def test_marks_and_tuples_make_placeholders() -> None:
@@ -93,12 +95,31 @@ def test_a_field_loaded_does_not_query_and_any_other_is_read_on_first_use(
     assert len(queries) == 1
 
 
-def test_the_lock_clause_matches_the_database() -> None:
-    clause = sql.for_update("s")
+def test_the_lock_clause_matches_the_database(db) -> None:  # type: ignore[no-untyped-def]
+    with transaction.atomic():
+        clause = sql.for_update("s")
     if connection.vendor == "postgresql":
         assert clause == " FOR UPDATE OF s"
     else:
         assert clause == ""
+
+
+def test_a_lock_outside_a_transaction_is_refused(transactional_db) -> None:  # type: ignore[no-untyped-def]
+    # It would be released as soon as taken: the ORM refuses it too.
+    with pytest.raises(TransactionManagementError, match="needs a transaction"):
+        sql.for_update("s")
+
+
+def test_loaded_converts_as_the_orm_does(db) -> None:  # type: ignore[no-untyped-def]
+    # A JSON column reads back as text on a plain cursor: the field decodes it.
+    loop = sql.loaded(Loop, id=1, warnings='["No question for the coding slot."]')
+
+    assert loop.warnings == ["No question for the coding slot."]
+
+
+def test_loaded_refuses_a_name_that_is_not_a_column() -> None:
+    with pytest.raises(TypeError, match="Loop has no column candidate, status_id"):
+        sql.loaded(Loop, id=1, candidate=7, status_id="draft")
 
 
 def test_a_row_of_every_column_reads_back_as_the_orm_loads_it(interviewer: User) -> None:

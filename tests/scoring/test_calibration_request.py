@@ -112,6 +112,26 @@ def test_submissions_collapse_into_the_job_still_waiting(
     assert len(published) == 1
 
 
+def test_a_request_while_a_job_waits_returns_that_job_as_stored(
+    panel: Built,
+    lead: User,
+    published: list[dict[str, Any]],
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        waiting = services.calibration_request(role=panel.loop.role, by=lead)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        again = services.calibration_request(role=panel.loop.role)
+
+    stored = CalibrationJob.objects.get()
+    fields = [f.attname for f in CalibrationJob._meta.concrete_fields]
+    assert [getattr(again, f) for f in fields] == [getattr(stored, f) for f in fields]
+    assert again.pk == waiting.pk and again.requested_by_id == lead.pk
+    assert again.requested_at.tzinfo is not None
+    assert len(published) == 1
+
+
 def test_a_submission_after_the_job_ran_queues_a_new_one(
     drafts: list[tuple[User, Scorecard]],
     published: list[dict[str, Any]],

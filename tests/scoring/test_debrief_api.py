@@ -5,10 +5,12 @@ Who sees which card is tested across every endpoint in test_blind_feedback.py.
 
 from typing import Any
 
+import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from interviews.models import Interview, Loop
+from scoring import services
 from tests.conftest import client_for
 from tests.scoring.helpers import Built, card_json, count_queries, draft, submitted
 
@@ -96,6 +98,41 @@ def test_it_answers_404_for_an_unknown_loop(panel: Built, recruiter: User) -> No
     response = client_for(recruiter).get("/api/v1/loops/999999/debrief/")
 
     assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+
+
+@pytest.mark.parametrize("pk", [2**63, 10**30])
+def test_it_answers_404_for_a_loop_id_past_64_bits(
+    panel: Built, recruiter: User, interviewer: User, pk: int
+) -> None:
+    for user in (recruiter, interviewer):
+        response = client_for(user).get(f"/api/v1/loops/{pk}/debrief/")
+
+        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+
+
+def test_flags_are_json_booleans(
+    panel: Built, first: Interview, recruiter: User, pia: User, sam: User
+) -> None:
+    # Read through plain SQL, where SQLite gives 0 and 1 for expressions: the JSON
+    # must still say true and false (1 == True would hide it from ==).
+    items = list(first.questions.order_by("order"))
+    skipped = services.RatingInput(item=items[0].pk, not_asked=True, not_asked_reason="Time")
+    rated = [services.RatingInput(item=item.pk, rating=3) for item in items[1:]]
+    card = services.scorecard_start(interview=first, by=pia)
+    services.scorecard_save_draft(
+        scorecard=card, by=pia, recommendation="yes", ratings=[skipped, *rated]
+    )
+    services.scorecard_submit(scorecard=card, by=pia)
+    submitted(sam, first)
+
+    body = get(recruiter, panel.loop).json()
+
+    flags = [c["is_shadow"] for c in body["scorecards"]]
+    assert flags == [False, True] and all(type(f) is bool for f in flags)
+    asked = [r["not_asked"] for r in body["scorecards"][0]["ratings"]]
+    assert asked[0] is True and all(a is False for a in asked[1:])
+    assert all(type(p["is_shadow"]) is bool for p in body["pending"])
+    assert type(body["blind"]) is bool
 
 
 def test_it_refuses_anonymous_callers(panel: Built) -> None:
