@@ -207,6 +207,34 @@ class DebriefRow:
     cells: list[Cell | None] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class PanelistSeverity:
+    name: str
+    severity: float | None  # rating points below an average interviewer; None: not calibrated
+
+    @property
+    def points(self) -> float:
+        return abs(self.severity or 0.0)
+
+    @property
+    def leaning(self) -> str:
+        if self.severity is None:
+            return "no severity estimate yet"
+        if abs(self.severity) < 0.05:
+            return "about average"
+        return "harsher than average" if self.severity > 0 else "more lenient than average"
+
+
+@dataclass(frozen=True)
+class PanelCalibration:
+    """The loop's counted ratings as given and as an average interviewer would have
+    given them, with each interviewer's severity from the role's newest calibration."""
+
+    computed_at: datetime
+    mean: stats.SeverityAdjusted
+    interviewers: list[PanelistSeverity]
+
+
 @dataclass
 class Debrief:
     loop: Loop
@@ -216,6 +244,7 @@ class Debrief:
     rows: list[DebriefRow]
     pending: list[Panelist]
     unstaffed: list[Interview] = field(default_factory=list)  # no interviewer yet
+    calibration: PanelCalibration | None = None  # recruiters only
 
     @property
     def scorecards(self) -> list[Scorecard]:
@@ -283,7 +312,45 @@ def debrief(*, user: User, loop: Loop) -> Debrief:
     return Debrief(
         loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending,
         unstaffed=unstaffed,
+        calibration=panel_calibration(loop=loop, rows=rows) if is_recruiter(user) else None,
     )  # fmt: skip
+
+
+def panel_calibration(*, loop: Loop, rows: list[DebriefRow]) -> PanelCalibration | None:
+    """Adjust the loop's submitted ratings (shadows and questions not asked aside) for
+    their interviewers' severity in the role's newest role-wide calibration, the one
+    with the most ratings behind it. None before the role has one, or with no rating."""
+    newest = (
+        CalibrationSnapshot.objects.filter(role_id=loop.role_id, level=None)
+        .order_by("-computed_at", "-id")
+        .values_list("computed_at", "result__interviewers")  # not the whole result
+        .first()
+    )
+    if newest is None:
+        return None
+    computed_at, calibrated = newest
+    severity = {row["interviewer"]: row.get("severity") for row in calibrated or []}
+    names: list[str] = []
+    ratings: list[float] = []
+    people: dict[str, str] = {}
+    for row in rows:
+        card = row.scorecard
+        if card.is_shadow or not card.is_submitted:
+            continue
+        username = card.interviewer.username
+        people.setdefault(username, card.interviewer.get_full_name() or username)
+        for cell in row.cells:
+            if cell is not None and cell.rating.rating is not None:
+                names.append(username)
+                ratings.append(float(cell.rating.rating))
+    mean = stats.severity_adjusted_mean(names, ratings, severity)
+    if mean is None:
+        return None
+    return PanelCalibration(
+        computed_at=computed_at,
+        mean=mean,
+        interviewers=[PanelistSeverity(name, severity.get(who)) for who, name in people.items()],
+    )
 
 
 def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:

@@ -10,6 +10,7 @@ from django.test import Client
 from interviews.models import Interview
 from kit.models import RubricItem
 from scoring import services
+from scoring.models import CalibrationSnapshot
 from tests.scoring.helpers import Built, count_queries, draft, ratings_for, rubric, submitted
 
 
@@ -140,11 +141,11 @@ def test_it_renders_in_a_fixed_number_of_queries(
     # decided_by joined), 5 interviews, 6 panels (users joined), 7 questions (question,
     # version joined), 8 rubric items, 9 scorecards (interviewer, loop joined), 10 ratings
     # (item, question, version joined), 11 rubric items checked, 12 follow-ups asked,
-    # 13 amendments.
+    # 13 amendments, 14 the newest calibration's interviewer rows.
     rita = client("rita")
-    with django_assert_max_num_queries(13):
+    with django_assert_max_num_queries(14):
         read(rita, 6)
-    assert count_queries(lambda: read(rita, 2)) == count_queries(lambda: read(rita, 6)) == 13
+    assert count_queries(lambda: read(rita, 2)) == count_queries(lambda: read(rita, 6)) == 14
 
     # An interviewer who has submitted: the same, plus "owes nothing?" (her seats in the
     # loop, each with whether it is submitted) asked once.
@@ -153,3 +154,85 @@ def test_it_renders_in_a_fixed_number_of_queries(
         read(big, 6)
     small = client("2-panelist-1")
     assert count_queries(lambda: read(small, 2)) == count_queries(lambda: read(big, 6)) == 14
+
+
+def calibrated(built: Built, severity: dict[str, float | None]) -> CalibrationSnapshot:
+    """A role-wide calibration of the loop's role that found these severities."""
+    rows = [{"interviewer": name, "severity": value} for name, value in severity.items()]
+    return CalibrationSnapshot.objects.create(
+        role=built.loop.role, level=None, watermark="test", result={"interviewers": rows}
+    )
+
+
+def test_a_recruiter_reads_the_panel_score_adjusted_for_each_interviewers_severity(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    recruiter: User,
+    pia: User,
+    sam: User,
+    other_interviewer: User,
+) -> None:
+    # Pia rates 4 and is harsh by 0.5; Omar rates 2 and is lenient by 0.3. Sam, a
+    # shadow, is not counted. Both interviews have the same number of questions.
+    submitted(pia, first, rating=4)
+    submitted(sam, first, rating=1)
+    submitted(other_interviewer, second, rating=2)
+    n_first, n_second = first.questions.count(), second.questions.count()
+    calibrated(panel, {"pia": 0.5, "omar": -0.3, "sam": 3.0})
+
+    page = signed_in(recruiter).get(url(panel)).content.decode()
+
+    raw = (4 * n_first + 2 * n_second) / (n_first + n_second)
+    adjusted = (4.5 * n_first + 1.7 * n_second) / (n_first + n_second)
+    assert "Panel score, adjusted for interviewer severity" in page
+    assert f'<span class="score">{adjusted:.2f}</span> adjusted · {raw:.2f} as rated' in page
+    assert f"over {n_first + n_second} ratings." in page
+    assert "<strong>Pia</strong>: 0.50 points harsher than average" in page
+    assert "<strong>Omar</strong>: 0.30 points more lenient than average" in page
+    assert "<strong>Sam</strong>" not in page.split("adjusted-title")[1].split("</section>")[0]
+
+
+def test_an_interviewer_without_a_calibration_counts_as_rated(
+    panel: Built, first: Interview, recruiter: User, pia: User
+) -> None:
+    submitted(pia, first, rating=3)
+    calibrated(panel, {"omar": 0.4})
+    n = first.questions.count()
+
+    page = signed_in(recruiter).get(url(panel)).content.decode()
+
+    assert f'<span class="score">3.00</span> adjusted · 3.00 as rated, over {n} ratings (0 ' in page
+    assert "<strong>Pia</strong>: no severity estimate yet, counted as rated" in page
+
+
+def test_without_a_calibration_or_a_submitted_card_there_is_no_adjusted_score(
+    panel: Built, first: Interview, recruiter: User, pia: User
+) -> None:
+    def shown() -> bool:
+        page = signed_in(recruiter).get(url(panel)).content.decode()
+        return "adjusted for interviewer severity" in page
+
+    draft(pia, first)
+    assert not shown()
+    calibrated(panel, {"pia": 0.5})  # a calibration, but only a draft
+    assert not shown()
+    submitted(pia, first)  # the card is in, but the calibration is of the levels only
+    CalibrationSnapshot.objects.update(level=panel.loop.level)
+    assert not shown()
+    CalibrationSnapshot.objects.update(level=None)
+    assert shown()
+
+
+def test_interviewers_do_not_see_colleagues_severity(
+    panel: Built, first: Interview, second: Interview, pia: User, other_interviewer: User
+) -> None:
+    submitted(pia, first, rating=4)
+    submitted(other_interviewer, second, rating=2)
+    calibrated(panel, {"pia": 0.5, "omar": -0.25})
+
+    page = signed_in(pia).get(url(panel)).content.decode()
+
+    assert "Omar" in page  # she reads the panel's cards
+    assert "adjusted for interviewer severity" not in page
+    assert "more lenient than average" not in page

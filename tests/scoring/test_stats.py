@@ -893,3 +893,48 @@ def test_to_jsonable_turns_numpy_and_nan_into_plain_values() -> None:
         {"a": np.float64(np.nan), "b": [np.int64(2), np.inf], "c": np.arange(2)}, ndigits=2
     )
     assert value == {"a": None, "b": [2, None], "c": [0, 1]}
+
+
+# --- severity_adjusted_mean --------------------------------------------------------------
+
+
+@given(
+    true_score=st.floats(1.5, 4.5),
+    severities=st.lists(st.floats(-1.0, 1.0), min_size=1, max_size=6),
+    per_interviewer=st.integers(1, 4),
+)
+def test_the_adjusted_mean_recovers_what_an_average_interviewer_gives(
+    true_score: float, severities: list[float], per_interviewer: int
+) -> None:
+    # Ratings made exactly by the additive model: each interviewer gives the
+    # candidate's score less their severity. Adjusting undoes that, whatever the mix.
+    names = [f"i{n}" for n in range(len(severities))]
+    interviewer = [name for name in names for _ in range(per_interviewer)]
+    severity = dict(zip(names, severities, strict=True))
+    rating = [true_score - severity[who] for who in interviewer]
+
+    result = stats.severity_adjusted_mean(interviewer, rating, severity)
+
+    assert result is not None
+    assert result.adjusted_mean == pytest.approx(true_score)
+    assert result.raw_mean == pytest.approx(float(np.mean(rating)))
+    assert (result.ratings, result.corrected) == (len(rating), len(rating))
+
+
+def test_an_interviewer_without_a_severity_counts_as_given() -> None:
+    result = stats.severity_adjusted_mean(
+        ["harsh", "new", "unfitted"], [2.0, 3.0, 4.0], {"harsh": 0.5, "unfitted": None}
+    )
+
+    assert result is not None
+    assert (result.raw_mean, result.ratings, result.corrected) == (3.0, 3, 1)
+    assert result.adjusted_mean == pytest.approx((2.5 + 3.0 + 4.0) / 3)
+
+
+def test_no_ratings_give_no_mean() -> None:
+    assert stats.severity_adjusted_mean([], [], {"a": 1.0}) is None
+
+
+def test_mismatched_inputs_are_refused() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        stats.severity_adjusted_mean(["a", "b"], [3.0], {})
