@@ -72,12 +72,15 @@ def test_a_stored_moment_reads_back_as_the_orm_wrote_it(interviewer: User) -> No
 
 
 def test_loaded_gives_an_instance_as_the_orm_loads_it(interviewer: User) -> None:
-    naive = datetime(2026, 11, 30, 9, 15)
+    moment = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
+    User.objects.filter(pk=interviewer.pk).update(last_login=moment)
+    # As a plain cursor gives it: naive on SQLite, aware on PostgreSQL.
+    (stored,) = sql.row("SELECT last_login FROM auth_user WHERE id = %s", [interviewer.pk])  # type: ignore[misc]
 
-    user = sql.loaded(User, id=interviewer.pk, username="as-read", last_login=naive)
+    user = sql.loaded(User, id=interviewer.pk, username="as-read", last_login=stored)
 
     assert (user.pk, user.username) == (interviewer.pk, "as-read")
-    assert user.last_login == datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
+    assert user.last_login == moment and user.last_login.tzinfo is not None
     assert not user._state.adding  # an existing row: usable in related filters
     assert user.get_deferred_fields() >= {"email", "first_name"}
 
