@@ -149,7 +149,8 @@ def _lock_diaries(interview: Interview, people: Sequence[User]) -> None:
     sees the first and is refused. Candidate first, then people by id: no deadlock.
 
     FOR NO KEY UPDATE: rows that merely point at these (a scorecard, a seat) are
-    still written meanwhile. SQLite, which has no row locks, serialises writers.
+    still written meanwhile. SQLite has no row locks: there the second booking
+    waits for the database's write lock, or past its timeout is answered 503.
     """
     candidate = Candidate.objects.filter(pk=interview.loop.candidate_id)
     list(candidate.select_for_update(no_key=True).values_list("pk"))

@@ -547,7 +547,8 @@ def _name(
     """Replace codes with names and add what only the database knows (hit rates, exposure)."""
     users = dict(User.objects.filter(pk__in=interviewer_ids.tolist()).values_list("pk", "username"))
     for row in body["interviewers"]:
-        row["interviewer"] = users[int(interviewer_ids[row["interviewer"]])]
+        row["interviewer_id"] = int(interviewer_ids[row["interviewer"]])
+        row["interviewer"] = users[row["interviewer_id"]]
     # The scope's loops name its candidates: a join, not tens of thousands of ids in the SQL.
     loops = {"loops__role": role} if level is None else {"loops__role": role, "loops__level": level}
     names = dict(Candidate.objects.filter(**loops).values_list("pk", "name").order_by())

@@ -159,6 +159,10 @@ class CalibrationSnapshot(models.Model):
 
     class Meta:
         ordering = ["-computed_at", "-id"]
+        # The newest snapshot of a scope, which the dashboard and the debrief read.
+        indexes = [
+            models.Index(fields=["role", "level", "-computed_at", "-id"], name="snapshot_newest")
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["role", "level", "watermark"],

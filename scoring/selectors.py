@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.fields.json import KT
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -208,31 +208,13 @@ class DebriefRow:
 
 
 @dataclass(frozen=True)
-class PanelistSeverity:
-    name: str
-    severity: float | None  # rating points below an average interviewer; None: not calibrated
-
-    @property
-    def points(self) -> float:
-        return abs(self.severity or 0.0)
-
-    @property
-    def leaning(self) -> str:
-        if self.severity is None:
-            return "no severity estimate yet"
-        if abs(self.severity) < 0.05:
-            return "about average"
-        return "harsher than average" if self.severity > 0 else "more lenient than average"
-
-
-@dataclass(frozen=True)
 class PanelCalibration:
     """The loop's counted ratings as given and as an average interviewer would have
-    given them, with each interviewer's severity from the role's newest calibration."""
+    given them, from each interviewer's severity in the role's newest calibration."""
 
     computed_at: datetime
     mean: stats.SeverityAdjusted
-    interviewers: list[PanelistSeverity]
+    scale_max: int
 
 
 @dataclass
@@ -318,39 +300,51 @@ def debrief(*, user: User, loop: Loop) -> Debrief:
 
 def panel_calibration(*, loop: Loop, rows: list[DebriefRow]) -> PanelCalibration | None:
     """Adjust the loop's submitted ratings (shadows and questions not asked aside) for
-    their interviewers' severity in the role's newest role-wide calibration, the one
-    with the most ratings behind it. None before the role has one, or with no rating."""
+    their interviewers' severity in the role's newest role-wide calibration.
+
+    Severity is in rating points, so only ratings on one scale are adjusted: None
+    when the loop's questions use different scales, when no rating is in, or before
+    the role has a calibration. Leads read each interviewer's severity itself on
+    the calibration page; the debrief shows only the panel's mean.
+    """
+    who: list[int] = []
+    ratings: list[float] = []
+    scales: set[int] = set()
+    for row in rows:
+        card = row.scorecard
+        if card.is_shadow or not card.is_submitted:
+            continue
+        for cell in row.cells:
+            if cell is not None and cell.rating.rating is not None:
+                who.append(card.interviewer_id)
+                ratings.append(float(cell.rating.rating))
+                scales.add(cell.rating.version.scale_max)
+    if len(scales) != 1:
+        return None
+    # The newest snapshot's id first: only its interviewer rows are read, not the
+    # JSON of every snapshot the role has.
+    role_wide = CalibrationSnapshot.objects.filter(role_id=loop.role_id, level=None)
     newest = (
-        CalibrationSnapshot.objects.filter(role_id=loop.role_id, level=None)
-        .order_by("-computed_at", "-id")
-        .values_list("computed_at", "result__interviewers")  # not the whole result
+        CalibrationSnapshot.objects.filter(
+            pk=Subquery(role_wide.order_by("-computed_at", "-id").values("pk")[:1])
+        )
+        .values_list("computed_at", "result__interviewers")
         .first()
     )
     if newest is None:
         return None
     computed_at, calibrated = newest
-    severity = {row["interviewer"]: row.get("severity") for row in calibrated or []}
-    names: list[str] = []
-    ratings: list[float] = []
-    people: dict[str, str] = {}
-    for row in rows:
-        card = row.scorecard
-        if card.is_shadow or not card.is_submitted:
-            continue
-        username = card.interviewer.username
-        people.setdefault(username, card.interviewer.get_full_name() or username)
-        for cell in row.cells:
-            if cell is not None and cell.rating.rating is not None:
-                names.append(username)
-                ratings.append(float(cell.rating.rating))
-    mean = stats.severity_adjusted_mean(names, ratings, severity)
-    if mean is None:
-        return None
-    return PanelCalibration(
-        computed_at=computed_at,
-        mean=mean,
-        interviewers=[PanelistSeverity(name, severity.get(who)) for who, name in people.items()],
-    )
+    # Matched by user id (snapshots before ids were stored: by username).
+    usernames = {row.scorecard.interviewer_id: row.scorecard.interviewer.username for row in rows}
+    by_id = {r["interviewer_id"]: r for r in calibrated or [] if "interviewer_id" in r}
+    by_name = {r["interviewer"]: r for r in calibrated or []}
+    severity = {
+        pk: (by_id.get(pk) or by_name.get(usernames[pk]) or {}).get("severity") for pk in set(who)
+    }
+    (scale_max,) = scales
+    mean = stats.severity_adjusted_mean(who, ratings, severity, scale=(1.0, float(scale_max)))
+    assert mean is not None  # there are ratings
+    return PanelCalibration(computed_at=computed_at, mean=mean, scale_max=scale_max)
 
 
 def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:

@@ -34,7 +34,8 @@ Public API
   -> tuple[IntArray, IntArray, int]`` (component labels, main component)
 - ``largest_complete_grid(candidate, interviewer, question, rating,
   n_questions) -> tuple[int, FloatArray] | None``
-- ``severity_adjusted_mean(interviewer, rating, severity) -> SeverityAdjusted | None``:
+- ``severity_adjusted_mean(interviewer, rating, severity, *, scale=None)
+  -> SeverityAdjusted | None``:
   one candidate's mean rating as given and as an average interviewer would
   have given it (each rating moved by its interviewer's severity).
 - ``to_jsonable(obj, ndigits=None)``: numpy scalars/arrays to plain Python,
@@ -1944,7 +1945,11 @@ class SeverityAdjusted:
 
 
 def severity_adjusted_mean(
-    interviewer: list[str], rating: list[float], severity: dict[str, float | None]
+    interviewer: list[Any],
+    rating: list[float],
+    severity: dict[Any, float | None],
+    *,
+    scale: tuple[float, float] | None = None,
 ) -> SeverityAdjusted | None:
     """Return one candidate's mean rating, as given and adjusted for the severity of
     each rating's interviewer.
@@ -1952,16 +1957,19 @@ def severity_adjusted_mean(
     Under the additive model behind ``fit_additive`` (rating = overall + candidate
     + interviewer + question), an interviewer of severity s gives s points less
     than an average interviewer would: adding s back to each of their ratings
-    gives the average interviewer's rating. An interviewer without a severity
-    (not calibrated yet, or outside the model's main component) counts as given.
-    None when there is no rating.
+    gives the average interviewer's rating, kept within ``scale`` (low, high)
+    when given, as no interviewer rates outside it. An interviewer without a
+    severity (not calibrated yet, or outside the model's main component) counts
+    as given. None when there is no rating.
     """
     if len(interviewer) != len(rating):
         raise ValueError("interviewer and rating differ in length")
     if not rating:
         return None
     shifts = [severity.get(who) for who in interviewer]
-    moved = [r + (s or 0.0) for r, s in zip(rating, shifts, strict=True)]
+    moved = np.array([r + (s or 0.0) for r, s in zip(rating, shifts, strict=True)])
+    if scale is not None:
+        moved = np.clip(moved, *scale)
     return SeverityAdjusted(
         raw_mean=float(np.mean(rating)),
         adjusted_mean=float(np.mean(moved)),

@@ -156,12 +156,26 @@ def test_it_renders_in_a_fixed_number_of_queries(
     assert count_queries(lambda: read(small, 2)) == count_queries(lambda: read(big, 6)) == 14
 
 
-def calibrated(built: Built, severity: dict[str, float | None]) -> CalibrationSnapshot:
-    """A role-wide calibration of the loop's role that found these severities."""
-    rows = [{"interviewer": name, "severity": value} for name, value in severity.items()]
+def calibrated(
+    built: Built, severity: dict[str, float | None], *, ids: bool = True
+) -> CalibrationSnapshot:
+    """A role-wide calibration of the loop's role that found these severities (its rows
+    name each interviewer by username and, unless `ids` is false, by user id)."""
+    rows = []
+    for username, value in severity.items():
+        row = {"interviewer": username, "severity": value}
+        if ids:
+            row["interviewer_id"] = User.objects.get(username=username).pk
+        rows.append(row)
     return CalibrationSnapshot.objects.create(
-        role=built.loop.role, level=None, watermark="test", result={"interviewers": rows}
-    )
+        role=built.loop.role, level=None, watermark=f"test {CalibrationSnapshot.objects.count()}",
+        result={"interviewers": rows},
+    )  # fmt: skip
+
+
+def adjusted_section(page: str) -> str:
+    start = page.index('<section class="card adjusted"')
+    return page[start : page.index("</section>", start)]
 
 
 def test_a_recruiter_reads_the_panel_score_adjusted_for_each_interviewers_severity(
@@ -173,42 +187,55 @@ def test_a_recruiter_reads_the_panel_score_adjusted_for_each_interviewers_severi
     sam: User,
     other_interviewer: User,
 ) -> None:
-    # Pia rates 4 and is harsh by 0.5; Omar rates 2 and is lenient by 0.3. Sam, a
-    # shadow, is not counted. Both interviews have the same number of questions.
+    # Pia rates 4 and is harsh by 0.5 (her 4.5s are kept to the scale's 4); Omar rates 2
+    # and is lenient by 0.3. Sam, a shadow, is not counted. An older calibration is not used.
+    calibrated(panel, {"pia": -2.0, "omar": 2.0})
     submitted(pia, first, rating=4)
     submitted(sam, first, rating=1)
     submitted(other_interviewer, second, rating=2)
     n_first, n_second = first.questions.count(), second.questions.count()
     calibrated(panel, {"pia": 0.5, "omar": -0.3, "sam": 3.0})
 
-    page = signed_in(recruiter).get(url(panel)).content.decode()
+    section = adjusted_section(signed_in(recruiter).get(url(panel)).content.decode())
 
     raw = (4 * n_first + 2 * n_second) / (n_first + n_second)
-    adjusted = (4.5 * n_first + 1.7 * n_second) / (n_first + n_second)
-    assert "Panel score, adjusted for interviewer severity" in page
-    assert f'<span class="score">{adjusted:.2f}</span> adjusted · {raw:.2f} as rated' in page
-    assert f"over {n_first + n_second} ratings." in page
-    assert "<strong>Pia</strong>: 0.50 points harsher than average" in page
-    assert "<strong>Omar</strong>: 0.30 points more lenient than average" in page
-    assert "<strong>Sam</strong>" not in page.split("adjusted-title")[1].split("</section>")[0]
+    adjusted = (4 * n_first + 1.7 * n_second) / (n_first + n_second)
+    assert "Panel score, adjusted for interviewer severity" in section
+    assert (
+        f'<span class="score">{adjusted:.2f}</span><span class="muted"> / 4</span> adjusted · '
+        f"{raw:.2f} as rated, over {n_first + n_second} ratings."
+    ) in section
+    # Each interviewer's severity stays on the leads' calibration page.
+    assert "Pia" not in section and "0.50" not in section
 
 
-def test_an_interviewer_without_a_calibration_counts_as_rated(
-    panel: Built, first: Interview, recruiter: User, pia: User
-) -> None:
+def test_severity_is_matched_by_user_id_and_a_missing_one_counts_as_rated(
+    panel: Built, first: Interview, second: Interview, recruiter: User, pia: User,
+    other_interviewer: User,
+) -> None:  # fmt: skip
     submitted(pia, first, rating=3)
-    calibrated(panel, {"omar": 0.4})
-    n = first.questions.count()
+    submitted(other_interviewer, second, rating=3)
+    snapshot = calibrated(panel, {"pia": -0.5, "omar": None})
+    pia.username = "pia.renamed"  # renamed since the calibration: still her estimate
+    pia.save()
+    n_first, n_second = first.questions.count(), second.questions.count()
 
-    page = signed_in(recruiter).get(url(panel)).content.decode()
+    section = adjusted_section(signed_in(recruiter).get(url(panel)).content.decode())
 
-    assert f'<span class="score">3.00</span> adjusted · 3.00 as rated, over {n} ratings (0 ' in page
-    assert "<strong>Pia</strong>: no severity estimate yet, counted as rated" in page
+    adjusted = (2.5 * n_first + 3 * n_second) / (n_first + n_second)
+    assert f'<span class="score">{adjusted:.2f}</span>' in section
+    assert f"({n_first} of them from interviewers with a severity estimate)" in section
+    # A calibration from before ids were stored is matched by username.
+    snapshot.result = {"interviewers": [{"interviewer": "omar", "severity": 1.0}]}
+    snapshot.save()
+    section = adjusted_section(signed_in(recruiter).get(url(panel)).content.decode())
+    assert f"({n_second} of them from interviewers with a severity estimate)" in section
 
 
-def test_without_a_calibration_or_a_submitted_card_there_is_no_adjusted_score(
-    panel: Built, first: Interview, recruiter: User, pia: User
-) -> None:
+def test_without_a_calibration_a_card_or_a_single_scale_there_is_no_adjusted_score(
+    panel: Built, first: Interview, second: Interview, recruiter: User, pia: User,
+    other_interviewer: User,
+) -> None:  # fmt: skip
     def shown() -> bool:
         page = signed_in(recruiter).get(url(panel)).content.decode()
         return "adjusted for interviewer severity" in page
@@ -222,9 +249,14 @@ def test_without_a_calibration_or_a_submitted_card_there_is_no_adjusted_score(
     assert not shown()
     CalibrationSnapshot.objects.update(level=None)
     assert shown()
+    # Severity is in rating points: ratings out of 4 and out of 10 are not mixed.
+    version = second.questions.order_by("order")[0].version
+    type(version).objects.filter(pk=version.pk).update(scale_max=10)
+    submitted(other_interviewer, second)
+    assert not shown()
 
 
-def test_interviewers_do_not_see_colleagues_severity(
+def test_interviewers_do_not_see_the_adjusted_score(
     panel: Built, first: Interview, second: Interview, pia: User, other_interviewer: User
 ) -> None:
     submitted(pia, first, rating=4)
@@ -235,4 +267,3 @@ def test_interviewers_do_not_see_colleagues_severity(
 
     assert "Omar" in page  # she reads the panel's cards
     assert "adjusted for interviewer severity" not in page
-    assert "more lenient than average" not in page

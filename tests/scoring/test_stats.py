@@ -931,6 +931,16 @@ def test_an_interviewer_without_a_severity_counts_as_given() -> None:
     assert result.adjusted_mean == pytest.approx((2.5 + 3.0 + 4.0) / 3)
 
 
+def test_an_adjusted_rating_stays_on_the_scale() -> None:
+    # A harsh interviewer's top rating cannot become more than the top of the scale.
+    result = stats.severity_adjusted_mean(
+        ["harsh", "lenient"], [4.0, 1.0], {"harsh": 0.8, "lenient": -0.6}, scale=(1.0, 4.0)
+    )
+
+    assert result is not None
+    assert result.adjusted_mean == pytest.approx((4.0 + 1.0) / 2)
+
+
 def test_no_ratings_give_no_mean() -> None:
     assert stats.severity_adjusted_mean([], [], {"a": 1.0}) is None
 
