@@ -11,8 +11,9 @@ SQLite and PostgreSQL both read, and each sits next to the code that needs it.
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field, Model
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
@@ -76,20 +77,30 @@ def loaded(model: type[M], **values: Any) -> M:
     ORM converts them (SQLite's timestamps made aware, JSON decoded...); any other
     field is read from the database on first use (deferred)."""
     fields = [f for f in model._meta.concrete_fields if f.attname in values]
-    unknown = set(values) - {f.attname for f in fields}
-    if unknown:
+    if len(fields) != len(values):
+        unknown = set(values) - {f.attname for f in fields}
         raise TypeError(f"{model.__name__} has no column {', '.join(sorted(unknown))}.")
+    db = connections[DEFAULT_DB_ALIAS]
+    known = _CONVERTERS.setdefault(db, {})
     return model.from_db(
-        DEFAULT_DB_ALIAS, [f.attname for f in fields], [_read(f, values[f.attname]) for f in fields]
+        DEFAULT_DB_ALIAS,
+        [f.attname for f in fields],
+        [_read(db, known, f, values[f.attname]) for f in fields],
     )
 
 
-def _read(field: Field, value: Any) -> Any:
-    # The converters the ORM's compiler applies to a column: the backend's, then the field's.
-    column = field.get_col(field.model._meta.db_table)
-    converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+# Per database connection (each thread has its own): each field's column and the
+# converters the ORM's compiler applies to it, the backend's then the field's.
+_CONVERTERS: WeakKeyDictionary[Any, dict[Field, tuple[Any, list[Any]]]] = WeakKeyDictionary()
+
+
+def _read(db: Any, known: dict[Field, tuple[Any, list[Any]]], field: Field, value: Any) -> Any:
+    if field not in known:
+        column = field.get_col(field.model._meta.db_table)
+        known[field] = (column, db.ops.get_db_converters(column) + column.get_db_converters(db))
+    column, converters = known[field]
     for convert in converters:
-        value = convert(value, column, connection)
+        value = convert(value, column, db)
     return value
 
 
