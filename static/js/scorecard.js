@@ -3,6 +3,7 @@
   const form = document.getElementById("scorecard");
   if (!form || form.dataset.autosave !== "1") return;
   const status = document.getElementById("autosave");
+  const badge = document.getElementById("card-status");
   let timer = null;
   let inFlight = Promise.resolve();
   // Saving or submitting posts the whole form: an autosave queued by the last edit
@@ -25,6 +26,11 @@
           status.textContent = ok ? `Draft saved at ${data.saved_at}` : `Not saved: ${data.error}`;
           status.classList.toggle("error-text", !ok);
           form.dataset.saved = ok ? "1" : "0";
+          if (ok && badge) {
+            // The first save starts the draft: "Not started" no longer holds.
+            badge.textContent = "Draft";
+            badge.className = "status status-draft";
+          }
         })
         .catch(() => {
           status.textContent = "Not saved: offline? Keep this page open and try again.";

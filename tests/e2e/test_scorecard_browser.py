@@ -49,6 +49,7 @@ def test_it_lets_an_interviewer_autosave_reload_submit_and_read_the_debrief(
     page.goto(f"{live_server.url}/interviews/{interview.pk}/scorecard/")
     expect(page.locator("h1")).to_contain_text("Scorecard: Interview 1")
     expect(page.locator("#autosave")).to_have_text("Drafts save as you type.")
+    expect(page.locator("#card-status")).to_have_text("Not started")
     expect(page.get_by_text("Covered the core points", exact=True).first).to_be_visible()
 
     # Question 1: tick its core points, rate it 3; then the overall recommendation.
@@ -60,6 +61,7 @@ def test_it_lets_an_interviewer_autosave_reload_submit_and_read_the_debrief(
     page.locator("label.anchor:has(input[name='recommendation'][value='yes'])").click()
     page.fill(f"textarea[name='q{q1.pk}-notes']", "Explained continuous batching well.")
     wait_saved(page)
+    expect(page.locator("#card-status")).to_have_text("Draft")  # the first save started it
     screenshot(page, "scorecard-draft-saved")
 
     # Mid-way reload: the draft is intact.
