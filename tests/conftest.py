@@ -8,6 +8,9 @@ so a broken CI environment cannot pass by skipping.
 import os
 import shutil
 import socket
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -33,6 +36,34 @@ def need(what: str, available: bool) -> None:
     if IN_CI:
         pytest.fail(f"{what} is required in CI but is not available")
     pytest.skip(f"{what} is not available here")
+
+
+def at_once(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Run the calls in threads released together, each on its own database connection;
+    return what each returned, or the exception it raised, in the order given.
+
+    For races on PostgreSQL (transactional tests): an exception comes back as a value,
+    so no thread can fail silently, and no thread may still be running at the end.
+    """
+    barrier = threading.Barrier(len(calls))
+    outcomes: list[Any] = [None] * len(calls)
+
+    def run(n: int, call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait(timeout=10)
+            outcomes[n] = call()
+        except BaseException as exc:  # returned, so the test sees it
+            outcomes[n] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(n, call)) for n, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads), "a thread is still running"
+    return outcomes
 
 
 def port_open(host: str, port: int) -> bool:

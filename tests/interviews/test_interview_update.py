@@ -1,6 +1,5 @@
 """PUT /api/v1/interviews/{id}/: panel, shadow and time; the loop becomes scheduled."""
 
-import threading
 import time
 from datetime import timedelta
 
@@ -12,7 +11,7 @@ from django.utils import timezone
 from config.exceptions import ApplicationError
 from interviews import services
 from interviews.models import Loop, Panelist
-from tests.conftest import client_for, make_user, need
+from tests.conftest import at_once, client_for, make_user, need
 from tests.interviews.helpers import iso, snapshot
 
 START = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
@@ -347,34 +346,22 @@ def test_two_bookings_at_once_cannot_both_take_the_same_time(
         time.sleep(0.3)
 
     monkeypatch.setattr(services, "_check_clashes", slow_check)
-    barrier = threading.Barrier(2)
-    outcomes: list[str] = []
-    lock = threading.Lock()
 
     def book(interview, person):  # type: ignore[no-untyped-def]
-        try:
-            barrier.wait(timeout=10)
-            services.interview_update(
-                interview=interview, interviewers=[person], scheduled_start=START,
-                scheduled_end=END,
-            )  # fmt: skip
-            outcome = "booked"
-        except ApplicationError as exc:
-            outcome = exc.message
-        except BaseException as exc:  # reported below, so a thread cannot fail silently
-            outcome = f"failed: {exc!r}"
-        finally:
-            connection.close()
-        with lock:
-            outcomes.append(outcome)
+        def call() -> str:
+            try:
+                services.interview_update(
+                    interview=interview, interviewers=[person], scheduled_start=START,
+                    scheduled_end=END,
+                )  # fmt: skip
+            except ApplicationError as exc:
+                return exc.message
+            return "booked"
 
-    threads = [threading.Thread(target=book, args=target) for target in targets]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+        return call
 
-    assert not any(thread.is_alive() for thread in threads)
+    outcomes = at_once([book(*target) for target in targets])
+
     assert outcomes.count("booked") == 1
     (refusal,) = [outcome for outcome in outcomes if outcome != "booked"]
     expected = "the candidate cannot be in two interviews" if who == "candidate" else "already on"

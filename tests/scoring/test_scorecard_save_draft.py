@@ -1,6 +1,6 @@
 """PUT /api/v1/scorecards/{id}/ (services.scorecard_save_draft): save the whole draft as given."""
 
-import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,7 +15,7 @@ from kit import services as kit_services
 from kit.models import FollowUp, RubricItem
 from scoring import services
 from scoring.models import QuestionRating, Scorecard
-from tests.conftest import client_for, need
+from tests.conftest import at_once, client_for, need
 from tests.scoring.helpers import (
     Built,
     card_json,
@@ -453,29 +453,14 @@ def test_concurrent_first_saves_of_a_new_card_each_replace_the_whole_card(
     card = services.scorecard_start(interview=first, by=interviewer)
     every = ratings_for(first, rating=2, notes="all")
     bodies = [every, every[:1]] * 3
-    barrier = threading.Barrier(len(bodies))
-    failed: list[BaseException] = []
-    lock = threading.Lock()
 
-    def save(ratings: list[services.RatingInput]) -> None:
-        try:
-            mine = Scorecard.objects.get(pk=card.pk)
-            barrier.wait(timeout=10)
-            services.scorecard_save_draft(scorecard=mine, by=interviewer, ratings=ratings)
-        except BaseException as exc:  # reported below, so a thread cannot fail silently
-            with lock:
-                failed.append(exc)
-        finally:
-            connection.close()
+    def save(ratings: list[services.RatingInput]) -> Callable[[], Scorecard]:
+        ref = Scorecard(pk=card.pk)
+        return lambda: services.scorecard_save_draft(scorecard=ref, by=interviewer, ratings=ratings)
 
-    threads = [threading.Thread(target=save, args=(body,)) for body in bodies]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    outcomes = at_once([save(body) for body in bodies])
 
-    assert not any(thread.is_alive() for thread in threads)
-    assert failed == []
+    assert [type(outcome) for outcome in outcomes] == [Scorecard] * len(bodies)
     kept = sorted(QuestionRating.objects.filter(scorecard=card).values_list("item_id", flat=True))
     assert kept in (sorted(r.item for r in every), [every[0].item])
 

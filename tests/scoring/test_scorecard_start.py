@@ -1,7 +1,5 @@
 """POST /api/v1/scorecards/ (services.scorecard_start): start or return your draft card."""
 
-import threading
-
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -11,7 +9,7 @@ from rest_framework.test import APIClient
 from interviews.models import Interview
 from scoring import services
 from scoring.models import Scorecard
-from tests.conftest import client_for, need
+from tests.conftest import at_once, client_for, need
 from tests.scoring.helpers import card_json, state
 
 
@@ -133,31 +131,12 @@ def test_a_start_that_loses_the_race_returns_the_card_that_won(
 @pytest.mark.django_db(transaction=True)
 def test_ten_concurrent_starts_make_one_card(first: Interview, interviewer: User) -> None:
     need("PostgreSQL", connection.vendor == "postgresql")
-    barrier = threading.Barrier(10)
-    started: list[int] = []
-    failed: list[BaseException] = []
-    lock = threading.Lock()
 
-    def attempt() -> None:
-        try:
-            barrier.wait(timeout=10)
-            card = services.scorecard_start(interview=Interview(pk=first.pk), by=interviewer)
-            with lock:
-                started.append(card.pk)
-        except BaseException as exc:  # reported below, so a thread cannot fail silently
-            with lock:
-                failed.append(exc)
-        finally:
-            connection.close()
+    def start() -> int:
+        return services.scorecard_start(interview=Interview(pk=first.pk), by=interviewer).pk
 
-    threads = [threading.Thread(target=attempt) for _ in range(10)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    started = at_once([start] * 10)
 
-    assert not any(thread.is_alive() for thread in threads)
-    assert failed == []
     card = Scorecard.objects.get()
     assert started == [card.pk] * 10
     assert (card.interviewer, card.status) == (interviewer, "draft")

@@ -12,7 +12,7 @@ from config.exceptions import Conflict
 from interviews.models import Interview
 from scoring import services
 from scoring.models import Scorecard
-from tests.conftest import client_for, need
+from tests.conftest import at_once, client_for, need
 from tests.scoring.helpers import Built, card_json, draft, ratings_for, state, submitted
 
 
@@ -231,34 +231,12 @@ def test_ten_concurrent_submits_make_one_submission(
             published.append(job_id)
 
     monkeypatch.setattr(services, "_publish", publish)
-    barrier = threading.Barrier(10)
-    won: list[Scorecard] = []
-    refused: list[str] = []
-    failed: list[BaseException] = []
+    outcomes = at_once(
+        [lambda: services.scorecard_submit(scorecard=Scorecard(pk=card.pk), by=interviewer)] * 10
+    )
 
-    def attempt() -> None:
-        try:
-            mine = Scorecard.objects.get(pk=card.pk)
-            barrier.wait(timeout=10)
-            result = services.scorecard_submit(scorecard=mine, by=interviewer)
-            with lock:
-                won.append(result)
-        except Conflict as exc:
-            with lock:
-                refused.append(exc.message)
-        except BaseException as exc:  # reported below, so a thread cannot fail silently
-            with lock:
-                failed.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=attempt) for _ in range(10)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-
-    assert failed == []
+    won = [outcome for outcome in outcomes if isinstance(outcome, Scorecard)]
+    refused = [outcome.message for outcome in outcomes if isinstance(outcome, Conflict)]
     assert len(won) == 1
     assert len(refused) == 9
     assert all(message.startswith("This scorecard was already submitted") for message in refused)
