@@ -3,7 +3,9 @@
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 
+from kit import services
 from kit.models import Competency, Level, Question, Role, RubricItem
 
 # How a rubric line starts, in the editor's plain-text rubric: "core: Names the trade-off."
@@ -94,3 +96,29 @@ class QuestionForm(forms.Form):
 
     def clean_follow_ups(self) -> tuple[str, ...]:
         return tuple(_lines(self.cleaned_data["follow_ups"]))
+
+    def parts(self, status: str) -> tuple[services.Meta, services.Content]:
+        """The cleaned form as the bank services take it, with the question's `status`."""
+        data = self.cleaned_data
+        meta = services.Meta(
+            title=data["title"].strip(),
+            status=status,
+            competencies=list(data["competencies"]),
+            min_level=data["min_level"],
+            max_level=data["max_level"],
+        )
+        content = services.Content(
+            prompt=data["prompt"].strip(),
+            outline=data["outline"].strip(),
+            minutes=data["minutes"],
+            scale_max=data["scale_max"],
+            follow_ups=data["follow_ups"],
+            rubric=data["rubric"],
+        )
+        return meta, content
+
+    def refuse(self, error: ValidationError) -> None:
+        """Show a service's refusal: its checks (full_clean, the level range) name model
+        fields, which the form's fields share."""
+        for field, messages in error.message_dict.items():
+            self.add_error(field if field in self.fields else None, messages)

@@ -74,46 +74,19 @@ def question_status(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("kit:question-detail", pk=question.pk)
 
 
-def _parts(form: QuestionForm, status: str) -> tuple[services.Meta, services.Content]:
-    data = form.cleaned_data
-    meta = services.Meta(
-        title=data["title"].strip(),
-        status=status,
-        competencies=list(data["competencies"]),
-        min_level=data["min_level"],
-        max_level=data["max_level"],
-    )
-    content = services.Content(
-        prompt=data["prompt"].strip(),
-        outline=data["outline"].strip(),
-        minutes=data["minutes"],
-        scale_max=data["scale_max"],
-        follow_ups=data["follow_ups"],
-        rubric=data["rubric"],
-    )
-    return meta, content
-
-
-def _refuse(form: QuestionForm, error: ValidationError) -> None:
-    # The service's checks (full_clean, the level range) name model fields; the form's
-    # fields carry the same names.
-    for field, messages_ in error.message_dict.items():
-        form.add_error(field if field in form.fields else None, messages_)
-
-
 @login_required
 def question_new(request: HttpRequest) -> HttpResponse:
     """Write a new question (leads). It starts as a draft, out of loops until activated."""
     _lead(request)
     form = QuestionForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        meta, content = _parts(form, Question.Status.DRAFT)
+        meta, content = form.parts(Question.Status.DRAFT)
         try:
             question = services.question_create(
                 role=form.cleaned_data["role"], meta=meta, content=content, by=request.user
             )
         except ValidationError as error:
-            _refuse(form, error)
+            form.refuse(error)
         else:
             messages.success(
                 request, f"“{question.title}” saved as a draft: activate it to use it."
@@ -133,14 +106,14 @@ def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         form = QuestionForm(editing=True, initial=question_initial(question))
     if request.method == "POST" and form.is_valid():
-        meta, content = _parts(form, question.status)
+        meta, content = form.parts(question.status)
         number = question.current.number
         try:
             changed = services.question_update(
                 question=question, meta=meta, content=content, by=request.user
             )
         except ValidationError as error:
-            _refuse(form, error)
+            form.refuse(error)
         else:
             question.refresh_from_db()
             if not changed:
