@@ -1,40 +1,62 @@
 # Two commands: `make run` (a working site on 127.0.0.1:8000) and `make test` (the whole suite).
-# Both need only python3; they create .venv and install the pinned requirements on first use.
+# Both need only python3; they create .venv and install the pinned requirements on first use
+# (`make run` the runtime ones only; `make test` adds the test tools).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint venv clean load faults
+.PHONY: run test fuzz lint venv venv-dev clean load faults prodcheck
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# Two markers: a running site needs only requirements.txt; the test, lint, fuzz and
+# load tools of requirements-dev.txt come with the first `make test`.
+$(VENV)/.installed-run: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-venv: $(VENV)/.installed
+venv: $(VENV)/.installed-run
+venv-dev: $(VENV)/.installed-dev
 
 run: venv
-	$(PY) manage.py migrate --no-input
-	$(PY) manage.py seed_demo --if-empty
+	@$(PY) manage.py migrate --no-input --verbosity 0
+	@$(PY) manage.py seed_demo --if-empty
 	@echo
-	@echo "  Open http://$(HOST)/ and sign in as demo-recruiter, demo-lead or demo-interviewer-1 (password: demo)"
+	@echo "  Interview Kit is starting on http://$(HOST)/"
+	@echo "  Sign in as demo-recruiter (build and decide loops), demo-interviewer-1 (run an"
+	@echo "  interview and score it) or demo-lead (the bank and calibration); password: demo."
+	@echo "  The README's 'Two commands' table says where each one starts. Ctrl-C stops it."
 	@echo
-	$(PY) manage.py runserver $(HOST)
+	@$(PY) manage.py runserver $(HOST)
 
-test: venv
-	$(PY) -m pytest $(ARGS)
+# The whole suite, on as many processes as the machine has cores (pytest-xdist).
+# The deep API fuzz runs in `make fuzz`; `make test` keeps a quick pass of it.
+TEST_PROCESSES ?= auto
+test: venv-dev
+	$(PY) -m pytest -n $(TEST_PROCESSES) $(ARGS)
+
+fuzz: venv-dev
+	FUZZ=deep $(PY) -m pytest -p no:xdist tests/fuzz $(ARGS)
 
 # Load bench and fault scenarios on a private PostgreSQL cluster, Redis, gunicorn and
 # Celery worker (bench/load.py, bench/faults.py): `make load ARGS="--duration 10"`.
-load: venv
+load: venv-dev
 	$(PY) bench/load.py $(ARGS)
 
-faults: venv
+faults: venv-dev
 	$(PY) bench/faults.py $(ARGS)
 
-lint: venv
+# The README's production commands on a private stack, then every page of every persona
+# crawled in Chromium: no 5xx, no missing asset, no CSP violation (bench/production.py).
+prodcheck: venv-dev
+	$(PY) bench/production.py $(ARGS)
+
+lint: venv-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 

@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import tokens
+from config import health, tokens
 from interviews import views as interview_views
 
 api_v1 = [
@@ -18,6 +18,8 @@ api_v1 = [
 handler404 = "config.exceptions.not_found"
 
 urlpatterns = [
+    path("healthz/", health.liveness, name="healthz"),
+    path("readyz/", health.readiness, name="readyz"),
     path("", interview_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

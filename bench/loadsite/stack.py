@@ -305,15 +305,18 @@ class Stack:
     def _http_up(self, proc: Proc) -> bool:
         if not proc.alive():
             raise RuntimeError(f"gunicorn exited:\n{proc.tail()}")
-        # As behind the TLS-terminating proxy production has (else: a redirect to https).
-        request = urllib.request.Request(f"{self.base_url}/api/v1/levels/", headers=PROXY_HEADERS)
+        return self.ready() == 200
+
+    def ready(self, timeout: float = 2) -> int | None:
+        """Return the status of the readiness probe (/readyz/), or None without an answer."""
+        # Probes speak plain HTTP (exempt from the HTTPS redirect), as an orchestrator's do.
         try:
-            urllib.request.urlopen(request, timeout=2)
-        except urllib.error.HTTPError:
-            return True  # it answered (401 without a token)
+            with urllib.request.urlopen(f"{self.base_url}/readyz/", timeout=timeout) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
         except OSError:
-            return False
-        return True
+            return None
 
     def worker(self, concurrency: int = 1, **extra: str) -> Proc:
         args = [

@@ -6,35 +6,55 @@
   const badge = document.getElementById("card-status");
   let timer = null;
   let inFlight = Promise.resolve();
+  let request = null; // the autosave on the wire: its AbortController
   // Saving or submitting posts the whole form: an autosave queued by the last edit
   // (leaving a text box fires "change") would only reach a submitted card and fail.
   let leaving = false;
+  // How long a submit waits for an autosave already on the wire before giving up on it.
+  const FINISH_MS = 10000;
+
+  let owed = 0; // saves asked for and not yet answered
+  // data-saved is "1" only when every edit so far has been saved: no save waiting on
+  // its timer, in the queue or on the wire (tests and the pagehide handler rely on it).
+  function settle(ok) {
+    owed -= 1;
+    form.dataset.saved = ok && owed === 0 && timer === null ? "1" : "0";
+  }
 
   function save() {
+    timer = null;
+    owed += 1;
     const body = new FormData(form);
     body.delete("action");
     inFlight = inFlight.then(() => {
       if (leaving) return null; // submitted meanwhile: the form post carries this edit
+      request = new AbortController();
       return fetch(window.location.pathname, {
         method: "POST",
         body,
         headers: { "X-Autosave": "1" },
         credentials: "same-origin",
+        signal: request.signal,
       })
         .then((response) => response.json().then((data) => ({ ok: response.ok, data })))
         .then(({ ok, data }) => {
           status.textContent = ok ? `Draft saved at ${data.saved_at}` : `Not saved: ${data.error}`;
           status.classList.toggle("error-text", !ok);
-          form.dataset.saved = ok ? "1" : "0";
+          settle(ok);
           if (ok && badge) {
             // The first save starts the draft: "Not started" no longer holds.
             badge.textContent = "Draft";
             badge.className = "status status-draft";
           }
         })
-        .catch(() => {
+        .catch((error) => {
+          settle(false);
+          if (error.name === "AbortError") return; // given up on by a submit
           status.textContent = "Not saved: offline? Keep this page open and try again.";
           status.classList.add("error-text");
+        })
+        .finally(() => {
+          request = null;
         });
     });
     return inFlight;
@@ -52,9 +72,24 @@
   form.addEventListener("input", (event) => {
     if (event.target.tagName === "TEXTAREA" || event.target.type === "text") schedule(800);
   });
-  form.addEventListener("submit", () => {
-    leaving = true;
+  // Saving or submitting: no autosave may reach the server after the form's post.
+  // A pending one is cancelled; one already on the wire is waited for (so it lands
+  // first, whatever the machine's speed), or aborted after FINISH_MS, and the post
+  // then goes with the same button.
+  form.addEventListener("submit", (event) => {
     clearTimeout(timer);
+    if (leaving) return; // the post itself, or a second click: let it go
+    leaving = true;
+    if (!request) return;
+    event.preventDefault();
+    const button = event.submitter;
+    const pending = request;
+    status.textContent = "Finishing the last autosave…";
+    const giveUp = setTimeout(() => pending.abort(), FINISH_MS);
+    inFlight.then(() => {
+      clearTimeout(giveUp);
+      form.requestSubmit(button);
+    });
   });
   // Back to this page from the browser's cache after "Save draft": it is live again.
   window.addEventListener("pageshow", (event) => {

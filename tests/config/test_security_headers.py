@@ -36,3 +36,19 @@ def test_no_template_has_an_inline_script():
             if "src=" not in tag:
                 offenders.append(f"{template.relative_to(TEMPLATES)}: {tag}")
     assert offenders == []
+
+
+def test_debug_error_pages_may_style_themselves_but_product_pages_may_not(client, settings):
+    # Development (make run): Django's technical 404 page carries inline styles.
+    settings.DEBUG = True
+    not_found = client.get("/no-such-page/")
+    assert not_found.status_code == 404
+    assert b"Using the URLconf" in not_found.content
+    assert "style-src 'self' 'unsafe-inline'" in not_found.headers["Content-Security-Policy"]
+    login = client.get("/login/").headers["Content-Security-Policy"]
+    assert "unsafe-inline" not in login
+    # Production: the product's own 404 page, under the strict policy.
+    settings.DEBUG = False
+    not_found = client.get("/no-such-page/")
+    assert b"Using the URLconf" not in not_found.content
+    assert "unsafe-inline" not in not_found.headers["Content-Security-Policy"]

@@ -37,9 +37,29 @@ def browser() -> Iterator[object]:
         browser.close()
 
 
+# On a loaded machine (CI beside other jobs, the CPU hog of the README's Development
+# section) a page can take seconds to answer: tests wait for what the page shows or
+# emits, for up to this long, and never for a fixed time.
+WAIT_MS = 30_000
+
+
+def new_context(browser, **options):  # type: ignore[no-untyped-def]
+    """Return a browser context (its own cookies) whose waits allow a loaded machine."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=WAIT_MS)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, **options)
+    context.set_default_timeout(WAIT_MS)
+    context.set_default_navigation_timeout(WAIT_MS)
+    return context
+
+
+# The page asks for the database first so that its context closes before the database
+# is emptied: a request the browser still had open would otherwise hold a table lock
+# (SQLite) while the flush runs.
 @pytest.fixture
-def page(browser):  # type: ignore[no-untyped-def]
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def page(transactional_db, live_server, browser):  # type: ignore[no-untyped-def]
+    context = new_context(browser)
     page = context.new_page()
     yield page
     context.close()

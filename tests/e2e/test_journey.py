@@ -28,7 +28,7 @@ from kit.models import Role
 from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
-from tests.e2e.conftest import SCREENSHOTS, screenshot, sign_in
+from tests.e2e.conftest import SCREENSHOTS, new_context, screenshot, sign_in
 from tests.interviews.helpers import load_starter
 
 pytestmark = [
@@ -71,12 +71,12 @@ def people() -> Role:
 
 
 @pytest.fixture
-def sessions(browser, live_server) -> Iterator[object]:  # type: ignore[no-untyped-def]
+def sessions(transactional_db, browser, live_server) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """Open a signed-in page per person, each in its own browser context (own cookies)."""
     contexts = []
 
     def open_as(username: str):  # type: ignore[no-untyped-def]
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = new_context(browser)
         contexts.append(context)
         page = context.new_page()
         sign_in(page, live_server, username)
@@ -104,7 +104,7 @@ class Shots:
 
 def wait_saved(page) -> None:  # type: ignore[no-untyped-def]
     expect(page.locator("#autosave")).to_have_text(re.compile(r"^Draft saved at \d\d:\d\d:\d\d$"))
-    page.wait_for_function("document.getElementById('scorecard').dataset.saved === '1'")
+    expect(page.locator("#scorecard")).to_have_attribute("data-saved", "1")
 
 
 def score(page, ratings: list[int], notes: list[str], recommendation: str, summary: str) -> None:  # type: ignore[no-untyped-def]

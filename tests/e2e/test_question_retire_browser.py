@@ -20,8 +20,8 @@ def test_retiring_a_question_asks_first(live_server, page, transactional_db) -> 
     asked: list[str] = []
 
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
-    page.click("button:has-text('Retire')")
-    page.wait_for_timeout(300)
+    with page.expect_event("dialog"):
+        page.click("button:has-text('Retire')")
     assert asked == [
         "Retire “Sizing a KV cache”? New loops will no longer pick it; its ratings stay."
     ]

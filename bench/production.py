@@ -1,0 +1,234 @@
+"""The production shape, checked end to end: every page of every persona, served for real.
+
+Run from the repository root:  python bench/production.py   (``make prodcheck``)
+
+It starts a private stack (bench/loadsite/stack.py: a throwaway PostgreSQL cluster,
+a private Redis, gunicorn and a Celery worker) configured only by the environment
+variables the README's "Production shape" section sets, with the real settings
+module (``config.settings``, DEBUG off), then runs the README's commands:
+
+    python manage.py migrate
+    python manage.py collectstatic --no-input     (whitenoise's compressed manifest)
+    python manage.py seed_demo                    (the demo personas and their data)
+    gunicorn config.wsgi ...
+
+and crawls the site in Chromium, once anonymous and once signed in as each demo
+persona and an admin, from the home page and the main menu's entry points along
+every same-site link it finds (a few pages of each URL shape). It fails on:
+
+* any page answering 5xx, or a link the site rendered that answers 4xx;
+* any asset a page references (scripts, styles, icons, images, fonts) that does
+  not answer 200, whether the browser loaded it or not;
+* any content security policy violation the browser reports, and any script error;
+* /healthz/ or /readyz/ not answering 200 with everything up.
+
+It prints what it crawled and every problem, and exits non-zero on any problem.
+"""
+
+import argparse
+import json
+import re
+import sys
+import time
+import urllib.request
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.loadsite.stack import PROXY_HEADERS, Stack
+
+PASSWORD = "prod-check-" + "pw"
+ADMIN = "prod-admin"
+PERSONAS = [None, "demo-recruiter", "demo-lead", "demo-interviewer-1", "demo-interviewer-2", ADMIN]
+# Where each persona's journeys start; links found on the pages lead everywhere else.
+ENTRY_POINTS = [
+    "/", "/login/", "/bank/", "/candidates/", "/loops/", "/interviews/", "/calibration/",
+    "/calibration/exercises/", "/audit/", "/api/docs/", "/admin/",
+]  # fmt: skip
+# Each URL shape (digits as N) is crawled at most this many times per persona.
+PER_SHAPE = 2
+MAX_PAGES = 200
+# Links that change state or sign out are left alone (Django signs out by POST anyway).
+SKIP = re.compile(r"^/(logout/|admin/logout/|api/schema/|static/)")
+ASSET_SELECTOR = "script[src], link[rel~=stylesheet][href], link[rel~=icon][href], img[src]"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+@dataclass
+class Crawl:
+    persona: str
+    pages: dict[str, int] = field(default_factory=dict)
+    assets: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def problem(self, text: str) -> None:
+        self.problems.append(f"{self.persona}: {text}")
+
+
+def shape(path: str) -> str:
+    return re.sub(r"\d+", "N", path)
+
+
+def environment(stack: Stack) -> dict[str, str]:
+    """The README's production variables, on the private stack's addresses."""
+    assert stack.redis is not None
+    return {
+        "DEBUG": "False",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "CSRF_TRUSTED_ORIGINS": stack.base_url,
+        "SITE_URL": stack.base_url,
+        "CACHE_URL": stack.redis.url(2),
+        "STATIC_ROOT": str(stack.base / "staticfiles"),
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def probe(stack: Stack, path: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(f"{stack.base_url}{path}", timeout=5) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def sign_in(page, base: str, username: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{base}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    if urlsplit(page.url).path == "/login/":
+        raise RuntimeError(f"{username} could not sign in")
+
+
+def crawl(browser, base: str, persona: str | None) -> Crawl:  # type: ignore[no-untyped-def]
+    result = Crawl(persona or "anonymous")
+    context = browser.new_context(
+        # As behind the TLS-terminating proxy production has (else: a redirect to https).
+        extra_http_headers=PROXY_HEADERS,
+        viewport={"width": 1280, "height": 900},
+    )
+    page = context.new_page()
+    console: list[str] = []
+    page.on(
+        "console",
+        lambda m: m.type == "error" and console.append(m.text),
+    )
+    page.on("pageerror", lambda exc: console.append(f"script error: {exc}"))
+    loaded: dict[str, int] = {}
+    page.on("response", lambda r: loaded.__setitem__(r.url, r.status))
+    if persona:
+        sign_in(page, base, persona)
+    queue = [(path, "entry point") for path in ENTRY_POINTS]
+    seen: set[str] = set()
+    shapes: dict[str, int] = defaultdict(int)
+    while queue and len(result.pages) < MAX_PAGES:
+        path, found_on = queue.pop(0)
+        if path in seen or SKIP.match(path) or shapes[shape(path)] >= PER_SHAPE:
+            continue
+        seen.add(path)
+        shapes[shape(path)] += 1
+        answer = context.request.get(base + path, max_redirects=5)
+        result.pages[path] = answer.status
+        if answer.status >= 500:
+            result.problem(f"{path} answered {answer.status} (linked from {found_on})")
+            continue
+        if answer.status >= 400:
+            if found_on != "entry point":
+                result.problem(f"{path} answered {answer.status} (linked from {found_on})")
+            continue
+        if "text/html" not in answer.headers.get("content-type", ""):
+            continue  # a download: CSV, Markdown, JSON
+        console.clear()
+        loaded.clear()
+        page.goto(base + path, wait_until="load")
+        here = urlsplit(page.url).path
+        for message in console:
+            result.problem(f"{here}: {message}")
+        for url, status in loaded.items():
+            if status != 200 and urlsplit(url).path.startswith("/static/"):
+                result.problem(f"{here}: asset {urlsplit(url).path} answered {status}")
+        assets = page.eval_on_selector_all(ASSET_SELECTOR, "els => els.map(e => e.src || e.href)")
+        for url in assets:
+            if urlsplit(url).netloc != urlsplit(base).netloc:
+                result.problem(f"{here}: asset from another site {url}")
+                continue
+            if url not in result.assets:
+                result.assets[url] = context.request.get(url).status
+            if result.assets[url] != 200:
+                result.problem(f"{here}: asset {urlsplit(url).path} answered {result.assets[url]}")
+        links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        for url in links:
+            parts = urlsplit(urljoin(page.url, url))
+            if parts.netloc == urlsplit(base).netloc and parts.scheme in ("http", "https"):
+                target = parts.path + (f"?{parts.query}" if parts.query else "")
+                if target not in seen:
+                    queue.append((target, here))
+    context.close()
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    started = time.monotonic()
+    problems: list[str] = []
+    with Stack("production") as stack:
+        stack.up(database="ik_production")
+        stack.env.update(environment(stack))
+        for command in (
+            ["migrate", "--no-input"],
+            ["collectstatic", "--no-input"],
+            ["seed_demo", "--password", PASSWORD],
+        ):
+            print(f"manage.py {' '.join(command)}", flush=True)
+            stack.manage(*command)
+        stack.python(
+            "from django.contrib.auth.models import User\n"
+            f"User.objects.create_superuser({ADMIN!r}, 'admin@example.com', {PASSWORD!r})"
+        )
+        manifest = Path(stack.env["STATIC_ROOT"]) / "staticfiles.json"
+        if not manifest.exists():
+            problems.append("collectstatic wrote no manifest (staticfiles.json)")
+        worker = stack.worker()
+        stack.gunicorn(workers=args.workers)
+        stack.wait_worker_ready(worker)
+        for path in ("/healthz/", "/readyz/"):
+            status, body = probe(stack, path)
+            print(f"{path}: {status} {json.dumps(body)}")
+            if status != 200:
+                problems.append(f"{path} answered {status}: {body}")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+            )
+            for persona in PERSONAS:
+                result = crawl(browser, stack.base_url, persona)
+                errors = sum(status >= 400 for status in result.pages.values())
+                print(
+                    f"{result.persona}: {len(result.pages)} pages ({errors} answered 4xx), "
+                    f"{len(result.assets)} assets, {len(result.problems)} problems",
+                    flush=True,
+                )
+                problems.extend(result.problems)
+            browser.close()
+        web_log = "\n".join(p.output() for p in stack.procs if p.name == "gunicorn")
+        if "Traceback" in web_log:
+            problems.append(f"gunicorn logged a traceback:\n{web_log[-3000:]}")
+    print(f"\n{len(problems)} problems in {time.monotonic() - started:.0f} s")
+    for line in problems:
+        print(f"  {line}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
