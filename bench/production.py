@@ -47,7 +47,7 @@ ENTRY_POINTS = [
     "/", "/login/", "/bank/", "/candidates/", "/loops/", "/interviews/", "/calibration/",
     "/calibration/exercises/", "/audit/", "/api/docs/", "/admin/",
 ]  # fmt: skip
-# Each URL shape (digits as N) is crawled at most this many times per persona.
+# Each URL shape (the path, digits as N) is crawled at most this many times per persona.
 PER_SHAPE = 2
 MAX_PAGES = 200
 # Links that change state or sign out are left alone (Django signs out by POST anyway).
@@ -71,7 +71,8 @@ class Crawl:
 
 
 def shape(path: str) -> str:
-    return re.sub(r"\d+", "N", path)
+    """Return the URL's shape: its path, digits as N, query left out (sort and filter links)."""
+    return re.sub(r"\d+", "N", urlsplit(path).path)
 
 
 def environment(stack: Stack) -> dict[str, str]:

@@ -224,7 +224,13 @@ def interview_kit(request: HttpRequest, pk: int) -> HttpResponse:
                 for kind, label in kinds])
         for item in items
     ]  # fmt: skip
-    return render(request, "interviews/kit.html", {"interview": interview, "questions": questions})
+    # A recruiter reads any kit, but only the panel writes scorecards for it.
+    seated = any(seat.user_id == request.user.pk for seat in interview.panel.all())
+    return render(
+        request,
+        "interviews/kit.html",
+        {"interview": interview, "questions": questions, "seated": seated},
+    )
 
 
 @login_required

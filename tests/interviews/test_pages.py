@@ -415,3 +415,16 @@ def test_my_interviews_shows_where_each_of_my_scorecards_stands(
     )
     assert "Submitted" in row("Casey Quinn") and "Start scorecard" not in row("Casey Quinn")
     assert "Not started" in row("Drew Later")
+
+
+def test_the_kit_offers_the_scorecard_only_to_the_panel(
+    signed_in, interviewer, recruiter, interviews, panels
+):
+    scorecard = reverse("scoring:scorecard", args=[interviews[0].pk])
+    kit = reverse("interviews:kit", args=[interviews[0].pk])
+
+    assert f'href="{scorecard}">Write scorecard</a>' in signed_in(interviewer).get(kit).text
+    # A recruiter reads every kit but sits on no panel here: no link to a page they cannot open.
+    as_recruiter = signed_in(recruiter)
+    assert "Write scorecard" not in as_recruiter.get(kit).text
+    assert as_recruiter.get(scorecard).status_code == 404
