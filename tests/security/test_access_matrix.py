@@ -162,6 +162,9 @@ EXPECTED: dict[tuple[str, str], tuple[int, int, int, int, int, int, int]] = {
     ("api-token-rotate", "GET"): (403, 405, 405, 405, 405, 405, 405),
     ("api-token-rotate", "POST"): (403, 201, 201, 201, 201, 201, 201),
     ("schema", "GET"): (200, 200, 200, 200, 200, 200, 200),
+    # --- probes for orchestrators: no sign-in, nothing about anyone ----------------------
+    ("healthz", "GET"): (200, 200, 200, 200, 200, 200, 200),
+    ("readyz", "GET"): (200, 200, 200, 200, 200, 200, 200),
     ("swagger-ui", "GET"): (200, 200, 200, 200, 200, 200, 200),
     # the bank: everyone signed in reads it, leads edit it (templates: recruiters too)
     ("role-list", "GET"): (403, 200, 200, 200, 200, 200, 200),
