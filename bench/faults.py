@@ -245,14 +245,26 @@ def scenario_postgres(stack: Stack) -> Outcome:
     down = time.monotonic()
     stack.pg.stop("fast")
     stopped = time.monotonic()
-    time.sleep(2)
+    # The readiness probe, as an orchestrator would send it while PostgreSQL is down.
+    asked = time.monotonic()
+    probed = stack.ready(timeout=5)
+    probe_seconds = time.monotonic() - asked
+    outcome.fact(f"/readyz/ with PostgreSQL stopped: {probed} in {probe_seconds:.2f} s")
+    outcome.check(probed == 503, f"/readyz/ answered {probed} with PostgreSQL stopped")
+    outcome.check(probe_seconds <= 2, f"/readyz/ took {probe_seconds:.1f} s (bound 2 s)")
+    time.sleep(max(0.0, 2 - (time.monotonic() - stopped)))
     stack.pg.start()
     up = time.monotonic()
     outcome.fact(
         f"PostgreSQL stopped in {stopped - down:.1f} s, down 2 s, accepting again "
         f"{up - down:.1f} s after the stop began"
     )
-    time.sleep(12)
+    try:
+        wait_until(lambda: stack.ready() == 200, 10, "/readyz/ to answer 200 again")
+        outcome.fact(f"/readyz/ answered 200 again {time.monotonic() - up:.2f} s later")
+    except TimeoutError as exc:
+        outcome.check(False, str(exc))
+    time.sleep(max(0.0, 12 - (time.monotonic() - up)))  # the clients go on under load
     stop.set()
     for thread in threads:
         thread.join(timeout=HANG_SECONDS + 5)
