@@ -32,7 +32,7 @@ run: venv
 	@echo "  interview and score it) or demo-lead (the bank and calibration); password: demo."
 	@echo "  The README's 'Two commands' table says where each one starts. Ctrl-C stops it."
 	@echo
-	@$(PY) manage.py runserver $(HOST)
+	@DJANGO_RUNSERVER_HIDE_WARNING=true $(PY) manage.py runserver $(HOST)
 
 # The whole suite, on as many processes as the machine has cores (pytest-xdist).
 # The deep API fuzz runs in `make fuzz`; `make test` keeps a quick pass of it.

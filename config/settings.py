@@ -305,5 +305,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
-    "loggers": {"axes": {"level": "WARNING"}},
+    "loggers": {
+        "axes": {"level": "WARNING"},
+        # Eager mode (make run): a line per task run in the web process says nothing new.
+        "celery.app.trace": {"level": "WARNING" if CELERY_TASK_ALWAYS_EAGER else "INFO"},
+        # runserver's "Watching for file changes", printed twice (root and django handlers).
+        "django.utils.autoreload": {"level": "WARNING"},
+    },
 }
