@@ -13,7 +13,8 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from kit.models import Role
-from scoring import calibration, services
+from scoring import services
+from scoring.calibration import jobs as calibration
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from scoring.tasks import calibrate_task
 from tests.calibration.conftest import Calibrated, panel_rows

@@ -1,0 +1,1 @@
+"""Calibration: the job that reads ratings, computes statistics and stores snapshots."""
