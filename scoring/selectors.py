@@ -24,7 +24,7 @@ from config import sql
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, Role, RubricItem
 from kit.permissions import is_lead, is_recruiter
-from scoring import stats
+from scoring.calibration import stats
 from scoring.models import (
     Amendment,
     CalibrationExercise,

@@ -1,7 +1,8 @@
 """The calibration job: read ratings, compute statistics, store a snapshot.
 
 One code path for the Celery task, the `calibrate` command and the API. The
-maths lives in scoring.stats (pure numpy); this module only moves data.
+maths lives in scoring.calibration.stats (pure numpy); this module only moves
+data.
 """
 
 import datetime
@@ -22,7 +23,7 @@ from django.utils import timezone
 from interviews.models import Candidate
 from interviews.selectors import exposure
 from kit.models import Level, Question, QuestionVersion, Role, RubricItem
-from scoring import stats
+from scoring.calibration import stats
 from scoring.models import CalibrationSnapshot, QuestionRating, Scorecard
 
 Progress = Callable[[int, str], None]

@@ -2,7 +2,8 @@
 
 Data goes in the way the product takes it in (`import_scorecards`) and comes out
 the way other tools read it (`calibrate --json`), so the tests cover the plumbing
-between the CSV, the database and the snapshot, not the maths of scoring.stats.
+between the CSV, the database and the snapshot, not the maths of
+scoring.calibration.stats.
 """
 
 import csv

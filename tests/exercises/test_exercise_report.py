@@ -23,7 +23,8 @@ from django.contrib.auth.models import User
 
 from kit.models import Question
 from kit.permissions import INTERVIEWER
-from scoring import selectors, services, stats
+from scoring import selectors, services
+from scoring.calibration import stats
 from scoring.models import CalibrationExercise
 from tests.conftest import make_user
 from tests.exercises.helpers import answers, create, rubric

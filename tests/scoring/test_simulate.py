@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from scoring import stats
+from scoring.calibration import stats
 from scoring.simulate import SimulatedPanel, simulate_panel
 
 RECOVERY_SEEDS = [0, 1, 2, 3, 4]

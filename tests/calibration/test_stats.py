@@ -1,6 +1,7 @@
-"""Tests for scoring.stats: published worked examples, reference packages, edge cases.
+"""Tests for scoring.calibration.stats: published worked examples, reference packages,
+edge cases.
 
-No database and no Django: scoring.stats is pure numpy/scipy. pingouin,
+No database and no Django: scoring.calibration.stats is pure numpy/scipy. pingouin,
 statsmodels and krippendorff serve only as references here.
 """
 
@@ -23,7 +24,7 @@ from scipy import stats as sps
 from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from scoring import stats
+from scoring.calibration.stats import summary as stats
 from scoring.simulate import simulate_panel
 
 HYPOTHESIS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

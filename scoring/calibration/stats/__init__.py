@@ -1,0 +1,92 @@
+"""Compute calibration statistics for interview panels from plain arrays.
+
+Pure numpy/scipy: no Django, no ORM. The Django side turns ratings into integer
+codes (candidate 0..C-1, interviewer 0..I-1, question 0..Q-1) and maps codes
+back to names; everything here deals only in codes and parallel arrays of
+equal length, one entry per rating. Every function is vectorised (bincount,
+sparse matrices, sorting), so a million ratings take seconds.
+
+Undefined statistics (no pairable units, zero variance, too few pairs) are
+None in Python results and NaN inside arrays; ``summarise`` turns both into
+JSON null.
+"""
+
+from scoring.calibration.stats.summary import (
+    BOOTSTRAP_RESAMPLES,
+    CEILING_FLOOR_MIN_RATINGS,
+    CEILING_FLOOR_SHARE,
+    CONFIDENCE,
+    ICC_FORMS,
+    LENIENCY_FLAG_POINTS,
+    LEVELS,
+    LOW_DISCRIMINATION,
+    LOW_DISCRIMINATION_MIN_PAIRS,
+    MIN_CORRELATION_PAIRS,
+    AdditiveFit,
+    DiscriminationResult,
+    GqkResult,
+    IccResult,
+    LeniencyResult,
+    Level,
+    SeverityAdjusted,
+    VarianceComponents,
+    fit_additive,
+    fleiss_kappa,
+    fleiss_kappa_from_table,
+    g_qk,
+    icc,
+    krippendorff_alpha,
+    krippendorff_alpha_bootstrap,
+    krippendorff_alpha_from_matrix,
+    krippendorff_alphas,
+    largest_complete_grid,
+    leniency,
+    panel_components,
+    putka_q,
+    question_discrimination,
+    recommendation_agreement,
+    severity_adjusted_mean,
+    summarise,
+    to_jsonable,
+    variance_components,
+)
+
+__all__ = [
+    "BOOTSTRAP_RESAMPLES",
+    "CEILING_FLOOR_MIN_RATINGS",
+    "CEILING_FLOOR_SHARE",
+    "CONFIDENCE",
+    "ICC_FORMS",
+    "LENIENCY_FLAG_POINTS",
+    "LEVELS",
+    "LOW_DISCRIMINATION",
+    "LOW_DISCRIMINATION_MIN_PAIRS",
+    "MIN_CORRELATION_PAIRS",
+    "AdditiveFit",
+    "DiscriminationResult",
+    "GqkResult",
+    "IccResult",
+    "LeniencyResult",
+    "Level",
+    "SeverityAdjusted",
+    "VarianceComponents",
+    "fit_additive",
+    "fleiss_kappa",
+    "fleiss_kappa_from_table",
+    "g_qk",
+    "icc",
+    "krippendorff_alpha",
+    "krippendorff_alpha_bootstrap",
+    "krippendorff_alpha_from_matrix",
+    "krippendorff_alphas",
+    "largest_complete_grid",
+    "leniency",
+    "panel_components",
+    "putka_q",
+    "question_discrimination",
+    "recommendation_agreement",
+    "severity_adjusted_mean",
+    "summarise",
+    "to_jsonable",
+    "variance_components",
+]
