@@ -1,0 +1,155 @@
+"""Shared private helpers: input checks, integer codes and grouped counting.
+
+Every public function takes parallel per-rating arrays; these check them
+(one-dimensional, integer codes, equal lengths) and provide the few grouping
+primitives (renumbering, distinct pairs, stable orders) the families share.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+CONFIDENCE = 0.95
+
+
+def _codes(x: npt.ArrayLike, name: str) -> IntArray:
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional")
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
+            raise ValueError(f"{name} must hold integer codes")
+    elif a.dtype.kind not in "iub":
+        raise ValueError(f"{name} must hold integer codes")
+    out = a.astype(np.int64, copy=False)
+    if out.min() < 0:
+        raise ValueError(f"{name} codes must be non-negative")
+    return out
+
+
+def _floats(x: npt.ArrayLike, name: str) -> FloatArray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional")
+    return a
+
+
+def _same_length(**arrays: np.ndarray) -> int:
+    lengths = {name: len(a) for name, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"arrays must have equal lengths, got {lengths}")
+    return next(iter(lengths.values()), 0)
+
+
+def _size(codes: IntArray, given: int | None) -> int:
+    needed = int(codes.max()) + 1 if codes.size else 0
+    if given is None:
+        return needed
+    if given < needed:
+        raise ValueError(f"size {given} is smaller than the largest code + 1 ({needed})")
+    return given
+
+
+def _compact(codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """Return codes renumbered 0..m-1 (in code order) and the used codes."""
+    present = np.zeros(size, dtype=bool)
+    present[codes] = True
+    new_index = np.cumsum(present) - 1
+    return new_index[codes].astype(np.int64), np.flatnonzero(present).astype(np.int64)
+
+
+def _dense_keys(n_keys: int, size: int) -> bool:
+    """Whether keys in [0, size) are few enough for a table of that size.
+
+    A presence table costs O(size) and no sort; sorting costs O(n log n). Up
+    to 16 table slots per key (and any table under 4 M slots) it is faster.
+    """
+    return size < 2**31 and size <= max(16 * n_keys, 1 << 22)
+
+
+def _unique_inverse(key: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """Return np.unique(key, return_inverse=True) for keys in [0, size), by table when cheaper."""
+    if not _dense_keys(key.size, size):
+        return np.unique(key, return_inverse=True)
+    present = np.zeros(size, dtype=bool)
+    present[key] = True
+    distinct = np.flatnonzero(present)
+    rank = np.zeros(size, dtype=np.int32)
+    rank[distinct] = np.arange(distinct.size, dtype=np.int32)
+    return distinct.astype(np.int64), rank[key].astype(np.int64)
+
+
+def _distinct_per(group: IntArray, member: IntArray, n_groups: int, n_members: int) -> IntArray:
+    """Return per group (0..n_groups-1) the number of distinct members it has."""
+    size = n_groups * n_members
+    if _dense_keys(group.size, size):
+        seen = np.zeros(size, dtype=bool)
+        seen[group * n_members + member] = True
+        return seen.reshape(n_groups, n_members).sum(axis=1).astype(np.int64)
+    keys = np.unique(group * n_members + member)
+    return np.bincount(keys // n_members, minlength=n_groups).astype(np.int64)
+
+
+def _categories(values: FloatArray) -> tuple[FloatArray, IntArray]:
+    """Return np.unique(values, return_inverse=True): few distinct values, found without argsort."""
+    categories = np.unique(values)
+    return categories, np.searchsorted(categories, values).astype(np.int64)
+
+
+def _safe_div(num: FloatArray, den: npt.ArrayLike) -> FloatArray:
+    den_a = np.asarray(den, dtype=np.float64)
+    out = np.full(np.broadcast(num, den_a).shape, np.nan)
+    np.divide(num, den_a, out=out, where=den_a != 0)
+    return out
+
+
+def _stable_order(major: IntArray, minor: IntArray) -> IntArray:
+    """Return the stable order by (major, minor) of non-negative codes.
+
+    One stable argsort of major * (max minor + 1) + minor (a radix-friendly
+    single key) is several times faster than lexsort on two keys; lexsort
+    remains for codes too large to combine in 63 bits.
+    """
+    if major.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    width = int(minor.max()) + 1
+    if (int(major.max()) + 1) * width < 2**62:
+        return np.argsort(major * width + minor, kind="stable")
+    return np.lexsort((minor, major))
+
+
+def _pairs(major: IntArray, minor: IntArray, n_minor: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Return the distinct (major, minor) pairs in order, as two arrays, and each entry's pair."""
+    key, inverse = _unique_inverse(major * n_minor + minor, (int(major.max()) + 1) * n_minor)
+    return key // n_minor, key % n_minor, inverse
+
+
+def _distinct_rows(rows: FloatArray) -> tuple[FloatArray, IntArray]:
+    """Return the distinct rows of a 2-D array and how often each occurs.
+
+    np.unique(axis=0) sorts rows as opaque records, several times slower than
+    a lexsort on the columns.
+    """
+    if rows.shape[0] == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.flatnonzero(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)])
+    return ordered[starts], np.diff(np.r_[starts, rows.shape[0]]).astype(np.int64)
+
+
+def _members(labels: npt.NDArray[np.integer], n_labels: int) -> list[IntArray]:
+    """Return the indices holding each label 0..n_labels-1."""
+    order = np.argsort(labels, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(labels, minlength=n_labels))[:-1])
+
+
+def _nan_to_zero(a: FloatArray) -> FloatArray:
+    return np.where(np.isfinite(a), a, 0.0)

@@ -1,0 +1,376 @@
+"""Interviewers: leniency against co-panelists, severity from the additive model.
+
+Leniency compares an interviewer with the co-panelists who saw the same
+candidates; severity comes from rating = overall + candidate + interviewer +
+question + noise fitted over all ratings, and corrects a candidate's mean for
+the interviewers they happened to meet.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import sparse, special
+from scipy.sparse.csgraph import connected_components
+
+from scoring.calibration.stats._arrays import (
+    CONFIDENCE,
+    BoolArray,
+    FloatArray,
+    IntArray,
+    _codes,
+    _compact,
+    _floats,
+    _nan_to_zero,
+    _pairs,
+    _safe_div,
+    _same_length,
+    _size,
+)
+from scoring.calibration.stats._least_squares import _absorbed_fit
+
+# --------------------------------------------------------------------------
+# Leniency
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeniencyResult:
+    """Per-interviewer leniency (rating points above co-panelists) with 95% CI."""
+
+    leniency: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+    n_candidates: IntArray
+
+
+def leniency(
+    group: npt.ArrayLike,
+    interviewer: npt.ArrayLike,
+    rating: npt.ArrayLike,
+    n_interviewers: int | None = None,
+    confidence: float = CONFIDENCE,
+) -> LeniencyResult:
+    """Return each interviewer's mean gap to co-panelists on the same candidate.
+
+    1. Average each interviewer's ratings of a candidate (or loop: ``group``).
+    2. For candidates with two or more interviewers, the gap is that mean
+       minus the mean of the co-panelists' means (each co-panelist weighted
+       equally, so a panelist who asked more questions does not dominate).
+    3. Average the gaps over the interviewer's candidates, with a t interval
+       over candidates (candidates treated as independent).
+
+    Arrays are indexed by interviewer code; NaN where undefined (no candidate
+    with a co-panelist; the interval needs two candidates).
+    """
+    g = _codes(group, "group")
+    i = _codes(interviewer, "interviewer")
+    y = _floats(rating, "rating")
+    _same_length(group=g, interviewer=i, rating=y)
+    keep = ~np.isnan(y)
+    g, i, y = g[keep], i[keep], y[keep]
+    n_i = _size(i, n_interviewers)
+    nan = np.full(n_i, np.nan)
+    if y.size == 0:
+        return LeniencyResult(nan, nan.copy(), nan.copy(), np.zeros(n_i, dtype=np.int64))
+    return _leniency_from(*_pairs(g, i, int(i.max()) + 1), y, n_i, confidence)
+
+
+def _leniency_from(
+    cell_g: IntArray,
+    cell_i: IntArray,
+    inverse: IntArray,
+    y: FloatArray,
+    n_i: int,
+    confidence: float = CONFIDENCE,
+) -> LeniencyResult:
+    """Return leniency from the distinct (group, interviewer) pairs of non-empty ratings."""
+    cell_mean = np.bincount(inverse, y) / np.bincount(inverse)
+    cg, _ = _compact(cell_g, int(cell_g.max()) + 1)
+    panel = np.bincount(cg).astype(np.float64)
+    total = np.bincount(cg, cell_mean)
+    shared = panel[cg] >= 2
+    gap = cell_mean[shared] - (total[cg][shared] - cell_mean[shared]) / (panel[cg][shared] - 1)
+    who = cell_i[shared]
+    count = np.bincount(who, minlength=n_i)
+    mean = _safe_div(np.bincount(who, gap, minlength=n_i), count)
+    dev = gap - mean[who]
+    var = _safe_div(np.bincount(who, dev * dev, minlength=n_i), count - 1)
+    with np.errstate(invalid="ignore"):
+        t_crit = special.stdtrit(np.where(count >= 2, count - 1, 1), 1.0 - (1.0 - confidence) / 2.0)
+    half = np.where(
+        count >= 2, t_crit * np.sqrt(np.maximum(var, 0.0) / np.maximum(count, 1)), np.nan
+    )
+    return LeniencyResult(mean, mean - half, mean + half, count.astype(np.int64))
+
+
+# --------------------------------------------------------------------------
+# Additive crossed-effects model
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdditiveFit:
+    """Fit of rating = mu + candidate + interviewer + question + noise.
+
+    Interviewer and question effects sum to zero over the main component.
+    ``severity`` = -(interviewer effect): positive means harsher, in rating
+    points. ``easiness`` is the question effect (positive = rated higher).
+    ``adjusted`` = mu + candidate effect: the expected rating from an average
+    interviewer on an average question. NaN outside the main component.
+    """
+
+    mu: float
+    severity: FloatArray
+    severity_se: FloatArray
+    easiness: FloatArray
+    easiness_se: FloatArray
+    adjusted: FloatArray
+    adjusted_se: FloatArray
+    candidate_comparable: BoolArray
+    interviewer_comparable: BoolArray
+    question_comparable: BoolArray
+    residual_variance: float
+    df_residual: int
+    n_components: int
+    main_share: float
+
+
+def panel_components(
+    candidate: IntArray, interviewer: IntArray, n_candidates: int, n_interviewers: int
+) -> tuple[IntArray, IntArray, int]:
+    """Return component labels of candidates and interviewers and the main label.
+
+    Components of the bipartite candidate-interviewer graph: severities in
+    different components cannot be compared because no candidate links them.
+    The main component is the one holding most ratings (-1 when no ratings).
+    """
+    size = n_candidates + n_interviewers
+    graph = sparse.csr_matrix(
+        (np.ones(candidate.size), (candidate, interviewer + n_candidates)), shape=(size, size)
+    )
+    n_comp, labels = connected_components(graph, directed=False)
+    if candidate.size == 0:
+        return labels[:n_candidates], labels[n_candidates:], -1
+    per_comp = np.bincount(labels[candidate], minlength=n_comp)
+    return (
+        labels[:n_candidates].astype(np.int64),
+        labels[n_candidates:].astype(np.int64),
+        int(np.argmax(per_comp)),
+    )
+
+
+def fit_additive(
+    candidate: npt.ArrayLike,
+    interviewer: npt.ArrayLike,
+    question: npt.ArrayLike,
+    rating: npt.ArrayLike,
+    *,
+    n_candidates: int | None = None,
+    n_interviewers: int | None = None,
+    n_questions: int | None = None,
+) -> AdditiveFit:
+    """Fit the additive crossed-effects model within the main panel component.
+
+    1. Find the candidate-interviewer components; fit only the one with most
+       ratings (others are marked not comparable).
+    2. Absorb the candidate effects and solve the reduced normal equations
+       for interviewer and question effects exactly (see _absorbed_fit).
+    3. adjusted_c = mean_c - mean over c's ratings of (interviewer + question
+       effect); its variance is sigma^2 / n_c + xbar_c' Cov(b) xbar_c, exact
+       under the model because the candidate mean and the within-candidate
+       deviations that determine b are independent.
+    4. Standard errors use sigma^2 = SSE / (n - C - rank). They assume
+       independent residuals; ratings on one scorecard share a halo, so the
+       SEs are somewhat optimistic.
+    """
+    c = _codes(candidate, "candidate")
+    i = _codes(interviewer, "interviewer")
+    q = _codes(question, "question")
+    y = _floats(rating, "rating")
+    _same_length(candidate=c, interviewer=i, question=q, rating=y)
+    keep = ~np.isnan(y)
+    c, i, q, y = c[keep], i[keep], q[keep], y[keep]
+    n_c, n_i, n_q = _size(c, n_candidates), _size(i, n_interviewers), _size(q, n_questions)
+
+    def nans(size: int) -> FloatArray:
+        return np.full(size, np.nan)
+
+    cand_label, _, main = panel_components(c, i, n_c, n_i)
+    if main < 0:
+        return AdditiveFit(
+            math.nan,
+            nans(n_i),
+            nans(n_i),
+            nans(n_q),
+            nans(n_q),
+            nans(n_c),
+            nans(n_c),
+            np.zeros(n_c, bool),
+            np.zeros(n_i, bool),
+            np.zeros(n_q, bool),
+            math.nan,
+            0,
+            0,
+            0.0,
+        )
+    n_comp = int(np.unique(cand_label[c]).size)
+    in_main = cand_label[c] == main
+    c_m, i_m, q_m, y_m = c[in_main], i[in_main], q[in_main], y[in_main]
+    cc, cand_codes = _compact(c_m, n_c)
+    ic, int_codes = _compact(i_m, n_i)
+    qc, q_codes = _compact(q_m, n_q)
+    n_cm, n_im, n_qm = cand_codes.size, int_codes.size, q_codes.size
+
+    fit = _absorbed_fit(
+        cc, n_cm, [ic, qc], [n_im, n_qm], y_m,
+        null_space=[np.arange(n_im), n_im + np.arange(n_qm)],
+    )  # fmt: skip
+    df = int(y_m.size - n_cm - fit.rank)
+    sigma2 = fit.sse / df if df > 0 else math.nan
+
+    if fit.cov_unscaled is not None:
+        var_beta = np.diag(fit.cov_unscaled) * sigma2
+        quad = _row_quadratic_form(
+            fit.xbar, fit.cov_unscaled, [slice(0, n_im), slice(n_im, n_im + n_qm)]
+        )
+    else:
+        # Large problems: ignore covariances between effects (slightly optimistic).
+        var_beta = _safe_div(np.full(fit.reduced_diag.size, sigma2), fit.reduced_diag)
+        quad = np.asarray(
+            fit.xbar.multiply(fit.xbar)
+            @ _nan_to_zero(_safe_div(np.ones(fit.reduced_diag.size), fit.reduced_diag))
+        ).ravel()
+    n_per_cand = np.bincount(cc, minlength=n_cm).astype(np.float64)
+    adjusted_m = fit.group_mean - np.asarray(fit.xbar @ fit.beta).ravel()
+    adjusted_se_m = np.sqrt(sigma2 / n_per_cand + sigma2 * quad)
+
+    severity, severity_se = nans(n_i), nans(n_i)
+    severity[int_codes] = -fit.beta[:n_im]
+    severity_se[int_codes] = np.sqrt(np.maximum(var_beta[:n_im], 0.0))
+    easiness, easiness_se = nans(n_q), nans(n_q)
+    easiness[q_codes] = fit.beta[n_im:]
+    easiness_se[q_codes] = np.sqrt(np.maximum(var_beta[n_im:], 0.0))
+    adjusted, adjusted_se = nans(n_c), nans(n_c)
+    adjusted[cand_codes] = adjusted_m
+    adjusted_se[cand_codes] = adjusted_se_m
+
+    cand_ok = np.zeros(n_c, bool)
+    cand_ok[cand_codes] = True
+    int_ok = np.zeros(n_i, bool)
+    int_ok[int_codes] = True
+    q_ok = np.zeros(n_q, bool)
+    q_ok[q_codes] = True
+    return AdditiveFit(
+        mu=float(adjusted_m.mean()),
+        severity=severity,
+        severity_se=severity_se,
+        easiness=easiness,
+        easiness_se=easiness_se,
+        adjusted=adjusted,
+        adjusted_se=adjusted_se,
+        candidate_comparable=cand_ok,
+        interviewer_comparable=int_ok,
+        question_comparable=q_ok,
+        residual_variance=sigma2,
+        df_residual=max(df, 0),
+        n_components=n_comp,
+        main_share=float(y_m.size / y.size),
+    )
+
+
+def _row_quadratic_form(
+    rows: sparse.csr_matrix,
+    matrix: FloatArray,
+    blocks: list[slice] | None = None,
+    chunk: int = 8192,
+) -> FloatArray:
+    """Return x_i' A x_i for every row x_i of a sparse matrix and a symmetric A.
+
+    With ``blocks`` (the columns of each factor), x'Ax = sum_j x_j' A_jj x_j
+    + 2 sum_{j<l} x_j' A_jl x_l: each factor's part of x meets only A's
+    columns of its own and later blocks, the factor with most entries last so
+    that it meets the fewest (half the work of x'A over all columns when one
+    factor holds most entries). A chunk of rows at a time, to bound memory.
+    """
+    spans = blocks or [slice(0, rows.shape[1])]
+    parts = [rows[:, span].tocsr() for span in spans]
+    order = sorted(range(len(spans)), key=lambda j: parts[j].nnz)
+    parts = [parts[j] for j in order]
+    spans = [spans[j] for j in order]
+    # Per factor, A's rows of that factor and columns of it and the later ones.
+    later = [
+        np.concatenate([np.arange(sp.start, sp.stop) for sp in spans[a:]])
+        for a in range(len(spans))
+    ]
+    slabs = [np.ascontiguousarray(matrix[spans[a]][:, later[a]]) for a in range(len(spans))]
+    out = np.zeros(rows.shape[0])
+    for start in range(0, rows.shape[0], chunk):
+        stop = min(start + chunk, rows.shape[0])
+        pieces = [part[start:stop] for part in parts]
+        for a, piece in enumerate(pieces):
+            product = piece @ slabs[a]
+            offset = 0
+            for b in range(a, len(pieces)):
+                width = spans[b].stop - spans[b].start
+                weight = 1.0 if b == a else 2.0
+                out[start:stop] += weight * _row_dot(pieces[b], product[:, offset : offset + width])
+                offset += width
+    return out
+
+
+def _row_dot(rows: sparse.csr_matrix, dense: FloatArray) -> FloatArray:
+    """Return, per row, the sum of the sparse row times the dense row."""
+    which = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    return np.bincount(which, rows.data * dense[which, rows.indices], minlength=rows.shape[0])
+
+
+# --------------------------------------------------------------------------
+# Severity-adjusted means
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeverityAdjusted:
+    raw_mean: float
+    adjusted_mean: float
+    ratings: int
+    corrected: int  # ratings whose interviewer has a severity
+
+
+def severity_adjusted_mean(
+    interviewer: list[Any],
+    rating: list[float],
+    severity: dict[Any, float | None],
+    *,
+    scale: tuple[float, float] | None = None,
+) -> SeverityAdjusted | None:
+    """Return one candidate's mean rating, as given and adjusted for the severity of
+    each rating's interviewer.
+
+    Under the additive model behind ``fit_additive`` (rating = overall + candidate
+    + interviewer + question), an interviewer of severity s gives s points less
+    than an average interviewer would: adding s back to each of their ratings
+    gives the average interviewer's rating, kept within ``scale`` (low, high)
+    when given, as no interviewer rates outside it. An interviewer without a
+    severity (not calibrated yet, or outside the model's main component) counts
+    as given. None when there is no rating.
+    """
+    if len(interviewer) != len(rating):
+        raise ValueError("interviewer and rating differ in length")
+    if not rating:
+        return None
+    shifts = [severity.get(who) for who in interviewer]
+    moved = np.array([r + (s or 0.0) for r, s in zip(rating, shifts, strict=True)])
+    if scale is not None:
+        moved = np.clip(moved, *scale)
+    return SeverityAdjusted(
+        raw_mean=float(np.mean(rating)),
+        adjusted_mean=float(np.mean(moved)),
+        ratings=len(rating),
+        corrected=sum(s is not None for s in shifts),
+    )

@@ -1,0 +1,28 @@
+"""Tests for the shared array helpers the stats families count and group with.
+
+No database and no Django.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+# The module rather than the package: these helpers are private.
+from scoring.calibration.stats import _arrays as stats
+
+
+def test_distinct_rows_counts_each_row_once() -> None:
+    rows = np.array([[1.0, 2.0], [0.5, 2.0], [1.0, 2.0], [1.0, -1.0]])
+    kinds, count = stats._distinct_rows(rows)
+    assert kinds.tolist() == [[0.5, 2.0], [1.0, -1.0], [1.0, 2.0]]
+    assert count.tolist() == [1, 1, 2]
+
+
+@pytest.mark.parametrize("size", [50, 10**12])
+def test_unique_inverse_matches_numpy_by_table_and_by_sort(size: int) -> None:
+    key = np.random.default_rng(2).integers(0, min(size, 50), 400) * (size // 50)
+    distinct, inverse = stats._unique_inverse(key, size)
+    expected, expected_inverse = np.unique(key, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert inverse.tolist() == expected_inverse.tolist()

@@ -1,0 +1,108 @@
+"""Tests for G(q,k): Putka's q, the variance components and their reliability.
+
+Brute-force sums, the ICCs G(q,k) reduces to on crossed and nested designs,
+and planted variance components. No database and no Django.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scoring.calibration import stats
+
+
+def test_putka_q_matches_a_brute_force_pair_sum() -> None:
+    rng = np.random.default_rng(11)
+    n_targets, n_raters = 40, 9
+    k = rng.integers(1, 5, n_targets)
+    targets = np.repeat(np.arange(n_targets), k)
+    raters = np.concatenate([rng.choice(n_raters, size, replace=False) for size in k])
+    sets = [set(raters[targets == t].tolist()) for t in range(n_targets)]
+    pair_sum = sum(
+        len(sets[a] & sets[b]) / (len(sets[a]) * len(sets[b]))
+        for a in range(n_targets)
+        for b in range(n_targets)
+        if a != b
+    )
+    k_h = n_targets / sum(1 / len(s) for s in sets)
+    expected = 1 / k_h - pair_sum / (n_targets * (n_targets - 1))
+    q, k_hat = stats.putka_q(targets, raters)
+    assert k_hat == pytest.approx(k_h)
+    assert q == pytest.approx(expected)
+
+
+def _crossed(seed: int, n: int = 300, k: int = 5) -> tuple[np.ndarray, dict[str, float]]:
+    rng = np.random.default_rng(seed)
+    truth = {"target": 1.0, "rater": 0.5, "residual": 0.8}
+    grid = (
+        rng.normal(0, np.sqrt(truth["target"]), n)[:, None]
+        + rng.normal(0, np.sqrt(truth["rater"]), k)[None, :]
+        + rng.normal(0, np.sqrt(truth["residual"]), (n, k))
+    )
+    return grid, truth
+
+
+def test_g_qk_equals_icc3k_on_a_fully_crossed_design() -> None:
+    grid, truth = _crossed(seed=1)
+    targets, raters = np.indices(grid.shape)
+    result = stats.g_qk(targets.ravel(), raters.ravel(), grid.ravel())
+    assert result.q == pytest.approx(0.0, abs=1e-12)
+    assert result.k_harmonic == pytest.approx(5.0)
+    assert result.g == pytest.approx(stats.icc(grid).values["ICC3k"], rel=1e-10)
+    # Close to the planted consistency reliability s2_T / (s2_T + s2_e / k).
+    planted = truth["target"] / (truth["target"] + truth["residual"] / 5)
+    assert result.g == pytest.approx(planted, abs=0.03)
+    assert result.components is not None
+    assert result.components.residual == pytest.approx(truth["residual"], rel=0.1)
+
+
+def test_g_qk_equals_icc1k_on_a_fully_nested_design() -> None:
+    rng = np.random.default_rng(2)
+    n, k = 300, 4
+    s2_t, s2_r, s2_e = 1.0, 0.5, 0.8
+    grid = (
+        rng.normal(0, np.sqrt(s2_t), n)[:, None]
+        + rng.normal(0, np.sqrt(s2_r), (n, k))  # every target has its own raters
+        + rng.normal(0, np.sqrt(s2_e), (n, k))
+    )
+    targets = np.repeat(np.arange(n), k)
+    raters = np.arange(n * k)
+    result = stats.g_qk(targets, raters, grid.ravel())
+    assert result.q == pytest.approx(1 / k)
+    assert result.g == pytest.approx(stats.icc(grid).values["ICC1k"], rel=1e-10)
+    planted = s2_t / (s2_t + (s2_r + s2_e) / k)
+    assert result.g == pytest.approx(planted, abs=0.04)
+    assert result.components is not None
+    assert result.components.rater is None  # confounded with the residual
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_variance_components_track_planted_effects_on_an_ill_structured_design(
+    seed: int,
+) -> None:
+    rng = np.random.default_rng(seed)
+    n_targets, n_raters, k = 4000, 60, 3
+    targets = np.repeat(np.arange(n_targets), k)
+    raters = np.argsort(rng.random((n_targets, n_raters)), axis=1)[:, :k].ravel()
+    target_effect = rng.normal(0, 1.0, n_targets)
+    rater_effect = rng.normal(0, np.sqrt(0.5), n_raters)
+    y = target_effect[targets] + rater_effect[raters] + rng.normal(0, np.sqrt(0.8), targets.size)
+    result = stats.g_qk(targets, raters, y)
+    comp = result.components
+    assert comp is not None and comp.rater is not None
+    # With only 60 raters their population variance is uncertain; the realised
+    # variance of the planted effects is what the data can recover.
+    assert comp.rater == pytest.approx(rater_effect.var(ddof=1), abs=0.05)
+    assert comp.target == pytest.approx(target_effect.var(ddof=1), abs=0.08)
+    assert comp.residual == pytest.approx(0.8, abs=0.05)
+    assert 0 < result.q < 1 / k
+    assert result.g == pytest.approx(
+        comp.target / (comp.target + result.q * comp.rater + comp.residual / k)
+    )
+
+
+def test_g_qk_is_none_without_two_targets_or_two_raters_per_target() -> None:
+    assert stats.g_qk([0, 0], [0, 1], [1.0, 2.0]).g is None
+    assert stats.g_qk([0, 1, 2], [0, 1, 2], [1.0, 2.0, 3.0]).g is None
+    assert stats.g_qk([], [], []).g is None
