@@ -216,7 +216,13 @@ def g_qk(targets: npt.ArrayLike, raters: npt.ArrayLike, scores: npt.ArrayLike) -
     targets sharing raters. Fully crossed (q = 0) it equals the consistency
     ICC(3,k); fully nested (q = 1/k) it equals ICC(1,k).
     """
-    cell_t, cell_r, y, n_t, n_r = _cells(targets, raters, scores)
+    return _gqk_from_cells(*_cells(targets, raters, scores))
+
+
+def _gqk_from_cells(
+    cell_t: IntArray, cell_r: IntArray, y: FloatArray, n_t: int, n_r: int
+) -> GqkResult:
+    """Return g_qk's result from _cells' (target, rater) cells and their mean scores."""
     if n_t == 0:
         return GqkResult(None, math.nan, math.nan, None)
     q, k_h = _putka_q_cells(cell_t, cell_r, n_t, n_r)

@@ -34,12 +34,7 @@ from scoring.calibration.stats.agreement import (
     _unit_values,
     recommendation_agreement,
 )
-from scoring.calibration.stats.gtheory import (
-    _cells,
-    _cells_from,
-    _components_from_cells,
-    _putka_q_cells,
-)
+from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
 from scoring.calibration.stats.questions import question_discrimination
 from scoring.calibration.stats.raters import _leniency_from, fit_additive, leniency
@@ -224,15 +219,8 @@ def summarise(
         cell_t, cell_r, cell_y, n_t, n_r = _cells_from(card_loop, card_int, card_of, y)
     else:
         cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
-    if n_t:
-        q_mult, k_h = _putka_q_cells(cell_t, cell_r, n_t, n_r)
-        comp = _components_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
-    else:
-        q_mult, k_h, comp = math.nan, math.nan, None
-    g_value = None
-    if comp is not None:
-        denominator = comp.target + q_mult * (comp.rater or 0.0) + comp.residual / k_h
-        g_value = comp.target / denominator if denominator > 0 else None
+    gqk = _gqk_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
+    comp = gqk.components
     grid = largest_complete_grid(c, i, qu, y, n_q)
     icc_out: dict[str, Any] | None = None
     if grid is not None:
@@ -249,15 +237,15 @@ def summarise(
         "krippendorff_alpha_ci95": {"interval": list(alpha_ci) if alpha_ci else None},
         "pairable_units": pairable.n_units,
         "fleiss_kappa": kappa,
-        "g_qk": g_value,
+        "g_qk": gqk.g,
         "variance_components": None
         if comp is None
         else {
             "candidate": comp.target,
             "interviewer": comp.rater,
             "residual": comp.residual,
-            "q": q_mult,
-            "k_harmonic": k_h,
+            "q": gqk.q,
+            "k_harmonic": gqk.k_harmonic,
             "method": comp.method,
         },
         "icc": icc_out,
