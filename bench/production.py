@@ -49,7 +49,8 @@ ENTRY_POINTS = [
 ]  # fmt: skip
 # Each URL shape (the path, digits as N) is crawled at most this many times per persona.
 PER_SHAPE = 2
-MAX_PAGES = 200
+# A safety stop; reaching it is a problem (the crawl would be incomplete).
+MAX_PAGES = 600
 # Links that change state or sign out are left alone (Django signs out by POST anyway).
 SKIP = re.compile(r"^/(logout/|admin/logout/|api/schema/|static/)")
 ASSET_SELECTOR = "script[src], link[rel~=stylesheet][href], link[rel~=icon][href], img[src]"
@@ -171,6 +172,8 @@ def crawl(browser, base: str, persona: str | None) -> Crawl:  # type: ignore[no-
                 target = parts.path + (f"?{parts.query}" if parts.query else "")
                 if target not in seen:
                     queue.append((target, here))
+    if queue and len(result.pages) >= MAX_PAGES:
+        result.problem(f"stopped at {MAX_PAGES} pages with links left: the crawl is incomplete")
     context.close()
     return result
 
