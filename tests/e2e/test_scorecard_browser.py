@@ -141,9 +141,8 @@ def submit_and_check_the_wire(page, live_server, loop: Built, wire: Wire) -> Non
     assert before.count("autosave sent") == before.count("autosave answered"), wire.events
 
 
-def test_submitting_straight_after_typing_sends_no_late_autosave(
-    live_server, page, loop: Built
-) -> None:  # type: ignore[no-untyped-def]
+def rate_everything_and_watch(page, live_server, loop: Built) -> Wire:  # type: ignore[no-untyped-def]
+    """Sign Ines in, rate every question and recommend, wait until saved; watch from then on."""
     interview = loop.interviews[0]
     sign_in(page, live_server, "ines")
     page.wait_for_selector("button:has-text('Sign out')")
@@ -152,7 +151,13 @@ def test_submitting_straight_after_typing_sends_no_late_autosave(
         page.locator(f"label.anchor:has(input[name='q{item.pk}-rating'][value='{value}'])").click()
     page.locator("label.anchor:has(input[name='recommendation'][value='yes'])").click()
     wait_saved(page)
-    wire = Wire(page)
+    return Wire(page)
+
+
+def test_submitting_straight_after_typing_sends_no_late_autosave(
+    live_server, page, loop: Built
+) -> None:  # type: ignore[no-untyped-def]
+    wire = rate_everything_and_watch(page, live_server, loop)
 
     # Type and submit at once: leaving the box queues an autosave, and so does leaving
     # the page with unsaved typing. Neither may reach the card after it is submitted.
@@ -165,15 +170,7 @@ def test_submitting_straight_after_typing_sends_no_late_autosave(
 def test_submitting_while_an_autosave_is_on_the_wire_waits_for_its_answer(
     live_server, page, loop: Built
 ) -> None:  # type: ignore[no-untyped-def]
-    interview = loop.interviews[0]
-    sign_in(page, live_server, "ines")
-    page.wait_for_selector("button:has-text('Sign out')")
-    page.goto(f"{live_server.url}/interviews/{interview.pk}/scorecard/")
-    for item, value in zip(loop.questions(interview), (3, 2, 4, 3), strict=True):
-        page.locator(f"label.anchor:has(input[name='q{item.pk}-rating'][value='{value}'])").click()
-    page.locator("label.anchor:has(input[name='recommendation'][value='yes'])").click()
-    wait_saved(page)
-    wire = Wire(page)
+    wire = rate_everything_and_watch(page, live_server, loop)
     # The network (or a busy server) holds the next autosave until the test lets it go:
     # the machine at its slowest, made certain.
     held: list = []
