@@ -1,4 +1,5 @@
-"""Data shared by the stats tests: a published ICC example and a connected panel design."""
+"""Data shared by the calibration tests: published examples (Shrout and Fleiss 1979,
+Fleiss 1971) and a connected panel design."""
 
 from __future__ import annotations
 
@@ -23,6 +24,23 @@ SHROUT_FLEISS_TABLE_4 = {
     "ICC2k": 0.62,
     "ICC3k": 0.91,
 }
+
+
+# Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
+# Psychological Bulletin, 76(5), 378-382; the worked example reproduced in
+# Wikipedia's "Fleiss' kappa" article: 10 subjects, 14 raters, 5 categories.
+FLEISS_WIKIPEDIA = [
+    [0, 0, 0, 0, 14],
+    [0, 2, 6, 4, 2],
+    [0, 0, 3, 5, 6],
+    [0, 3, 9, 2, 0],
+    [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0],
+    [3, 2, 6, 3, 0],
+    [2, 5, 3, 2, 2],
+    [6, 5, 2, 1, 0],
+    [0, 2, 2, 3, 7],
+]
 
 
 def _connected_design(

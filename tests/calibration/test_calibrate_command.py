@@ -27,6 +27,8 @@ from tests.calibration.helpers import (
     live_panel,
     write_csv,
 )
+from tests.calibration.stats_data import FLEISS_WIKIPEDIA as FLEISS_1971
+from tests.calibration.stats_data import SHROUT_FLEISS_GRID as SHROUT_FLEISS_1979
 from tests.factories import RoleFactory
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four
@@ -45,33 +47,6 @@ KRIPPENDORFF_2011 = [
     [None, 5, 5, 5],
     [None, None, 1, 1],
     [None, 3, None, None],
-]
-
-# Shrout & Fleiss (1979), "Intraclass correlations: uses in assessing rater
-# reliability", Psychological Bulletin 86(2), Table 4: six targets rated by four judges.
-SHROUT_FLEISS_1979 = [
-    [9, 2, 5, 8],
-    [6, 1, 3, 2],
-    [8, 4, 6, 8],
-    [7, 1, 2, 6],
-    [10, 5, 6, 9],
-    [6, 2, 4, 7],
-]
-
-# Fleiss (1971), "Measuring nominal scale agreement among many raters", as worked on
-# Wikipedia's "Fleiss' kappa" page: ten subjects, fourteen raters, five categories.
-# Each row counts the raters who put the subject in category 1..5.
-FLEISS_1971 = [
-    [0, 0, 0, 0, 14],
-    [0, 2, 6, 4, 2],
-    [0, 0, 3, 5, 6],
-    [0, 3, 9, 2, 0],
-    [2, 2, 8, 1, 1],
-    [7, 7, 0, 0, 0],
-    [3, 2, 6, 3, 0],
-    [2, 5, 3, 2, 2],
-    [6, 5, 2, 1, 0],
-    [0, 2, 2, 3, 7],
 ]
 
 

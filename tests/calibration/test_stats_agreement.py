@@ -16,6 +16,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from scoring.calibration import stats
 from scoring.simulate import simulate_panel
+from tests.calibration.stats_data import FLEISS_WIKIPEDIA
 
 HYPOTHESIS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -27,22 +28,6 @@ KRIPPENDORFF_2011 = [
     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, np.nan, 3],
     [np.nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, np.nan],
     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, np.nan],
-]
-
-# Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
-# Psychological Bulletin, 76(5), 378-382; the worked example reproduced in
-# Wikipedia's "Fleiss' kappa" article: 10 subjects, 14 raters, 5 categories.
-FLEISS_WIKIPEDIA = [
-    [0, 0, 0, 0, 14],
-    [0, 2, 6, 4, 2],
-    [0, 0, 3, 5, 6],
-    [0, 3, 9, 2, 0],
-    [2, 2, 8, 1, 1],
-    [7, 7, 0, 0, 0],
-    [3, 2, 6, 3, 0],
-    [2, 5, 3, 2, 2],
-    [6, 5, 2, 1, 0],
-    [0, 2, 2, 3, 7],
 ]
 
 
