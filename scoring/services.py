@@ -24,6 +24,7 @@ from kit.models import Level, Question, QuestionVersion, Role
 from kit.services import audit_event_record as audit
 from scoring import history, selectors
 from scoring.calibration import jobs as calibration_jobs
+from scoring.calibration import ratings as calibration_ratings
 from scoring.calibration.jobs import Progress
 from scoring.models import (
     Amendment,
@@ -621,14 +622,14 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
             progress(pct, stage)
 
     try:
-        marks = calibration_jobs.watermarks(job.role)
+        marks = calibration_ratings.watermarks(job.role)
         # The watermarks are keyed by the levels with ratings: no join over the
         # role's scorecards (most of a second on a million ratings) to find them.
         levels = list(Level.objects.filter(pk__in=[pk for pk in marks if pk]).order_by("rank"))
         scopes: list[Level | None] = [None, *levels]
         # Read the role's ratings once, and only if some scope has new inputs.
         fresh = any(calibration_jobs.stored(job.role, s, marks[s and s.pk]) is None for s in scopes)
-        data = calibration_jobs.load_ratings(job.role) if fresh else None
+        data = calibration_ratings.load_ratings(job.role) if fresh else None
         share = 90 // len(scopes)
         main = None
         for n, level in enumerate(scopes):

@@ -15,7 +15,7 @@ from django.db import connection
 from django.db.models import Count, Max
 
 from kit.models import Role
-from scoring.calibration import jobs as calibration
+from scoring.calibration import ratings as calibration
 from scoring.models import CalibrationSnapshot, QuestionRating
 from tests.calibration.helpers import (
     ROLE,

@@ -1,0 +1,472 @@
+"""Reading a role's ratings for calibration: its scope, its watermarks, its ratings.
+
+The calibration job (jobs.py) asks here what a scope holds and whether it changed
+since the last snapshot (the watermark), and reads the ratings once, as numpy
+columns, for the statistics.
+"""
+
+import datetime
+import weakref
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.db import connection
+from django.db.models import BigIntegerField, Case, Count, F, Max, Q, QuerySet, Value, When
+from django.db.models.functions import Cast
+
+from kit.models import Level, QuestionVersion, Role
+from scoring.models import QuestionRating, Scorecard
+
+RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes": 2.0}
+DECISION_SCORE = {"hire": 1.0, "no_hire": 0.0}
+
+
+def _in_scope(role: Role, level: Level | None, prefix: str = "") -> Q:
+    """Ratings that count: submitted, not a shadow's, asked, in the role (and level).
+
+    `prefix` reaches QuestionRating from another model (e.g. "questionrating__").
+    """
+    conditions = {
+        "scorecard__status": Scorecard.Status.SUBMITTED,
+        "scorecard__is_shadow": False,
+        "not_asked": False,
+        "rating__isnull": False,
+        "scorecard__interview__loop__role": role,
+    }
+    if level is not None:
+        conditions["scorecard__interview__loop__level"] = level
+    return Q(**{prefix + key: value for key, value in conditions.items()})
+
+
+class Watermarks(dict[int | None, str]):
+    """Watermarks by level id (None: the whole role), holding what was read to compute them."""
+
+    read: "_Read | None" = None
+
+
+# The reads behind live Watermarks, by role id: load_ratings takes the role's
+# ratings from here while the job that asked for the watermarks holds them,
+# instead of reading them again. Weak, so a read lives as long as its marks.
+_reads: "weakref.WeakValueDictionary[int, _Read]" = weakref.WeakValueDictionary()
+
+
+def watermarks(role: Role) -> Watermarks:
+    """Return the watermark of the role (key None) and of each level with ratings.
+
+    On PostgreSQL they are computed from the role's scorecards and ratings as
+    load_ratings reads them (see _read), and load_ratings(role) then reuses
+    that read while the returned marks are alive: the job that asked for them
+    computes from exactly the ratings its watermarks describe, read once.
+    Elsewhere, one aggregate query.
+    """
+    if connection.vendor != "postgresql":
+        rows = _watermark_rows(role, None)
+        marks = Watermarks({row["level"]: _mark(row) for row in rows})
+    else:
+        read = _read(role, None)
+        rows = read.watermark_rows()
+        marks = Watermarks({row["level"]: _mark(row) for row in rows})
+        marks.read = read
+        _reads[role.pk] = read
+    marks[None] = _mark(_total(rows))
+    return marks
+
+
+def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Add up per-level watermark rows; decisions are per loop and loops have one level."""
+    return {
+        "n": sum(r["n"] for r in rows),
+        "last": max((r["last"] for r in rows), default=None),
+        "changed": max((r["changed"] for r in rows), default=None),
+        "decided": max((r["decided"] for r in rows if r["decided"]), default=None),
+        "decisions": sum(r["decisions"] for r in rows),
+    }
+
+
+def _watermark_rows(role: Role, level: Level | None) -> list[dict[str, Any]]:
+    """Return per level with ratings in scope: their count and highest id, the latest
+    scorecard change and decision, and the number of distinct decision times."""
+    if connection.vendor == "postgresql":
+        # A join of every rating with its scorecard, interview and loop costs
+        # seconds per million ratings, minutes without planner statistics.
+        return _read(role, level).watermark_rows()
+    return list(
+        QuestionRating.objects.filter(_in_scope(role, level))
+        .values(level=F("scorecard__interview__loop__level_id"))
+        .annotate(
+            n=Count("id"),
+            last=Max("id"),
+            changed=Max("scorecard__updated_at"),
+            decided=Max("scorecard__interview__loop__decided_at"),
+            decisions=Count("scorecard__interview__loop__decided_at", distinct=True),
+        )
+        .order_by()
+    )
+
+
+def _moment(microseconds: int) -> datetime.datetime | None:
+    """Return the UTC time `microseconds` after the epoch (None for _NO_TIME)."""
+    if microseconds == _NO_TIME:
+        return None
+    return EPOCH + datetime.timedelta(microseconds=microseconds)
+
+
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+# PostgreSQL counts timestamps from 2000-01-01 UTC.
+_POSTGRES_EPOCH_MICROSECONDS = 946_684_800_000_000
+
+
+def _mark(row: dict[str, Any]) -> str:
+    parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
+    return "|".join(_text(part) for part in parts)
+
+
+def watermark(role: Role, level: Level | None = None) -> str:
+    """Return a string that changes whenever the inputs of the scope change (one query)."""
+    return _mark(_total(_watermark_rows(role, level)))
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return "-"
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+@dataclass
+class Ratings:
+    """The scope's ratings as parallel numpy arrays, one entry per rating."""
+
+    candidate: np.ndarray
+    interviewer: np.ndarray
+    question: np.ndarray
+    rating: np.ndarray
+    loop: np.ndarray
+    recommendation: np.ndarray
+    scale_max: np.ndarray
+    scorecard: np.ndarray
+    level: np.ndarray
+    decision: np.ndarray  # the loop's decision, 1 hire, 0 no hire, NaN none
+
+    @property
+    def scorecards(self) -> int:
+        return int(_codes(self.scorecard)[0].size)
+
+    def only(self, level: Level | None) -> "Ratings":
+        """Return the ratings of one level (all of them for None)."""
+        if level is None:
+            return self
+        keep = self.level == level.pk
+        return Ratings(**{name: getattr(self, name)[keep] for name in COLUMNS})
+
+
+COLUMNS = (
+    "candidate", "interviewer", "question", "rating", "loop", "recommendation",
+    "scale_max", "scorecard", "level", "decision",
+)  # fmt: skip
+
+
+def load_ratings(role: Role, level: Level | None = None) -> Ratings:
+    """Return every rating in scope as numpy arrays (see _read).
+
+    Reuses the role's read behind live Watermarks (see watermarks) when there
+    is one; else reads.
+    """
+    read = _reads.get(role.pk) if connection.vendor == "postgresql" else None
+    if read is None:
+        return _read(role, level).ratings()
+    return read.ratings().only(level)
+
+
+@dataclass
+class _Read:
+    """A scope's scorecards and their asked ratings, as read from the database."""
+
+    cards: dict[str, np.ndarray]  # see _cards
+    asked: dict[str, np.ndarray]  # id, version, rating per asked rating
+    card: np.ndarray  # per rating, its scorecard's position in cards
+
+    def ratings(self) -> Ratings:
+        """Return the ratings with their scorecards' facts and their questions.
+
+        The question is the one of the version the rating was given against;
+        the versions' questions and scales take one more query.
+        """
+        cards, asked, card = self.cards, self.asked, self.card
+        version_ids, version = _codes(asked["version"])
+        versions = {
+            pk: (question, scale)
+            for pk, question, scale in QuestionVersion.objects.filter(
+                pk__in=version_ids.tolist()
+            ).values_list("pk", "question_id", "scale_max")
+        }
+        question_of = np.array([versions[v][0] for v in version_ids.tolist()], dtype=np.int64)
+        scale_of = np.array([versions[v][1] for v in version_ids.tolist()], dtype=np.float64)
+        # Scores come shifted to be non-negative (see _cards); none becomes NaN.
+        recommendation = cards["recommendation"].astype(np.float64) - 2.0
+        recommendation[recommendation == 0] = np.nan
+        decision = cards["decision"].astype(np.float64) - 1.0
+        decision[decision < 0] = np.nan
+        return Ratings(
+            candidate=cards["candidate"][card],
+            interviewer=cards["interviewer"][card],
+            question=question_of[version],
+            rating=asked["rating"].astype(np.float64),
+            loop=cards["loop"][card],
+            recommendation=recommendation[card],
+            scale_max=scale_of[version],
+            scorecard=cards["id"][card],
+            level=cards["level"][card],
+            decision=decision[card],
+        )
+
+    def watermark_rows(self) -> list[dict[str, Any]]:
+        """Return the figures of _watermark_rows, per level with ratings (needs `times`)."""
+        cards, ids = self.cards, self.asked["id"]
+        per_card = np.bincount(self.card, minlength=cards["id"].size)
+        rating_level = cards["level"][self.card]
+        rows = []
+        for each in np.unique(cards["level"][per_card > 0]).tolist():
+            mine = (per_card > 0) & (cards["level"] == each)
+            decided = cards["decided"][mine]
+            decided = decided[decided != _NO_TIME]
+            rows.append(
+                {
+                    "level": each,
+                    "n": int(per_card[mine].sum()),
+                    "last": int(ids[rating_level == each].max()),
+                    "changed": _moment(int(cards["changed"][mine].max())),
+                    "decided": _moment(int(decided.max())) if decided.size else None,
+                    "decisions": int(np.unique(decided).size),
+                }
+            )
+        return rows
+
+
+def _read(role: Role, level: Level | None) -> _Read:
+    """Read the scope's ratings with two queries, straight into numpy.
+
+    1. The scope's scorecards, one entry each (see _cards).
+    2. Their asked ratings: scorecard, id, question version and rating only,
+       from the ratings table alone (see _asked); everything else about a
+       rating is its scorecard's, taken from step 1 by position.
+    """
+    cards = _cards(role, level, times=connection.vendor == "postgresql")
+    asked, card = _asked(cards["id"], ("id", "version", "rating"))
+    return _Read(cards, asked, card)
+
+
+# Epoch microseconds standing for "no time" (a loop without a decision).
+_NO_TIME = -(2**63)
+
+
+def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np.ndarray]:
+    """Return the scope's submitted, non-shadow scorecards as integer arrays, one entry each.
+
+    id, interviewer, recommendation (scored -2, -1, 1, 2 plus 2; none 2),
+    candidate, level, loop, the loop's decision (no hire 1, hire 2, none 0) and,
+    with `times` (PostgreSQL only), the scorecard's last change and the
+    loop's decision time in epoch microseconds (_NO_TIME for none). The joins here are over
+    scorecards, interviews and loops, not over ratings.
+    """
+    scope: dict[str, Any] = {
+        "status": Scorecard.Status.SUBMITTED,
+        "is_shadow": False,
+        "interview__loop__role": role,
+    }
+    if level is not None:
+        scope["interview__loop__level"] = level
+    columns = {
+        "id": "pk",
+        "interviewer": "interviewer_id",
+        "recommendation": _scored("recommendation", RECOMMENDATION_SCORE, offset=2, default=2),
+        "candidate": "interview__loop__candidate_id",
+        "level": "interview__loop__level_id",
+        "loop": "interview__loop_id",
+        "decision": _scored("interview__loop__decision", DECISION_SCORE, offset=1, default=0),
+    }
+    if times:
+        columns["changed"] = "updated_at"
+        columns["decided"] = "interview__loop__decided_at"
+    expressions = {
+        f"c_{name}": value for name, value in columns.items() if not isinstance(value, str)
+    }
+    fields = [value if isinstance(value, str) else f"c_{name}" for name, value in columns.items()]
+    queryset = (
+        Scorecard.objects.filter(**scope).annotate(**expressions).values_list(*fields).order_by()
+    )
+    # Scores are 0..4 and 0..2: three and two bits.
+    return _integer_columns(
+        queryset,
+        tuple(columns),
+        times=("changed", "decided"),
+        packed={"recommendation": 3, "decision": 2},
+    )
+
+
+def _asked(
+    card_ids: np.ndarray, columns: tuple[str, ...]
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Return the asked ratings of these scorecards (`columns` of QuestionRating, by
+    attribute name) and, per rating, its scorecard's position in `card_ids`.
+
+    The ratings table is read alone, within the scorecards' id range, and
+    ratings of other scorecards are dropped here: no join for the planner to
+    get wrong (a nested loop per scorecard costs seconds per million ratings
+    where statistics are missing, as after a bulk import). A rating whose
+    scorecard was submitted after the scorecards were read is dropped too; the
+    next run counts it, as the watermark was read before either.
+    """
+    if card_ids.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return {name: empty for name in columns}, empty
+    attnames = {"scorecard": "scorecard_id", "version": "version_id", "id": "pk"}
+    # A rating (a small positive integer) fits in 16 bits beside its version;
+    # the rating's id beside its scorecard's in the bits the largest scorecard
+    # id leaves free.
+    id_bits = 63 - int(card_ids.max()).bit_length()
+    rows = _integer_columns(
+        QuestionRating.objects.filter(
+            not_asked=False,
+            rating__isnull=False,
+            scorecard__gte=int(card_ids.min()),
+            scorecard__lte=int(card_ids.max()),
+        )
+        .values_list(*[attnames.get(name, name) for name in ("scorecard", *columns)])
+        .order_by(),
+        ("_card", *columns),
+        packed={"id": id_bits, "rating": 16},
+    )
+    card, found = _positions(card_ids, rows.pop("_card"))
+    if not found.all():
+        rows = {name: column[found] for name, column in rows.items()}
+        card = card[found]
+    return rows, card
+
+
+def _scored(path: str, scores: dict[str, float], offset: int, default: int) -> Cast:
+    """Return an integer SQL expression: the text field at `path` scored, plus `offset`."""
+    whens = [When(**{path: key}, then=Value(int(score) + offset)) for key, score in scores.items()]
+    return Cast(Case(*whens, default=Value(default)), BigIntegerField())
+
+
+def _positions(ids: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return, for each of `wanted`, its index in the distinct `ids` and whether it is there."""
+    if ids.size == 0:
+        return np.zeros(wanted.size, dtype=np.int64), np.zeros(wanted.size, dtype=bool)
+    top = int(ids.max())
+    if int(ids.min()) >= 0 and top <= 4 * ids.size + 1_000_000:
+        index = np.full(top + 2, -1, dtype=np.int64)
+        index[ids] = np.arange(ids.size)
+        at = index[np.clip(wanted, -1, top + 1)]
+        return np.maximum(at, 0), at >= 0
+    order = np.argsort(ids)
+    at = order[np.minimum(np.searchsorted(ids, wanted, sorter=order), ids.size - 1)]
+    return at, ids[at] == wanted
+
+
+def _integer_columns(
+    queryset: QuerySet,
+    names: tuple[str, ...],
+    times: tuple[str, ...] = (),
+    packed: dict[str, int] | None = None,
+) -> dict[str, np.ndarray]:
+    """Return the queryset's integer columns as int64 arrays keyed by `names`.
+
+    Columns named in `times` are timestamps (PostgreSQL only), returned as
+    epoch microseconds (_NO_TIME for NULL).
+
+    On PostgreSQL the server packs the rows into one bytea of fixed-width
+    big-endian int8 records (string_agg of int8send) that numpy reads in one
+    call: a single value to fetch instead of a message per row, which is where
+    streaming a million rows through COPY spends its time (a Python round per
+    row), and cheaper for the server than an array per column. One aggregate
+    over all rows, no GROUP BY, which PostgreSQL would sort for; a value is
+    limited to 1 GB, some 13 million rows of ten columns, more than a run
+    holds in memory anyway. Elsewhere a plain cursor fills arrays in chunks.
+
+    `packed` maps a column to a number of bits b: on PostgreSQL it travels in
+    the low b bits of the int8 of the column before it (each int8send costs
+    the server about a tenth of a microsecond a row). If a value does not fit
+    (checked in the same query), the query runs again unpacked.
+    """
+    sql, params = queryset.query.sql_with_params()
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            chunks = [np.zeros((0, len(names)), dtype=np.int64)]
+            while batch := cursor.fetchmany(50_000):
+                chunks.append(np.asarray(batch, dtype=np.int64))
+            table = np.concatenate(chunks)
+        return {name: table[:, n] for n, name in enumerate(names)}
+    import psycopg
+
+    pack = packed or {}
+    slots: list[str] = []  # one int8 each
+    fits: list[str] = []  # conditions under which the packed values are exact
+    n = 0
+    while n < len(names):
+        column = f"t.c{n}"
+        if names[n] in times:
+            # A timestamp's binary form is already an int8: microseconds since 2000.
+            slots.append(f"timestamptz_send(coalesce({column}, '-infinity'))")
+        elif n + 1 < len(names) and names[n + 1] in pack:
+            bits, low = pack[names[n + 1]], f"t.c{n + 1}"
+            slots.append(f"int8send(({column}::int8 << {bits}) | {low}::int8)")
+            fits.append(f"{low} >= 0 AND {low} < {2**bits}")
+            fits.append(f"{column} >= 0 AND {column} < {2 ** (63 - bits)}")
+            n += 1
+        else:
+            slots.append(f"int8send({column}::int8)")
+        n += 1
+    inner = ", ".join(f"c{n}" for n in range(len(names)))
+    check = f"bool_and({' AND '.join(fits)})" if fits else "true"
+    packed_sql = (
+        f"SELECT string_agg({' || '.join(slots)}, ''::bytea), count(*), {check} "
+        f"FROM ({sql}) AS t ({inner})"
+    )
+    # Django's cursors bind parameters client-side, which rules out binary
+    # results; a plain psycopg cursor on the same connection (and transaction)
+    # does not. Logged as Django logs its own queries, when it does.
+    with connection.cursor() as cursor, psycopg.Cursor(cursor.connection) as binary:
+        logged = cursor.debug_sql(packed_sql, params) if hasattr(cursor, "debug_sql") else None
+        with logged or nullcontext():
+            binary.execute(packed_sql, params, binary=True)
+            data, rows, exact = binary.fetchone() or (None, 0, True)
+    if exact is False:
+        return _integer_columns(queryset, names, times)
+    table = np.frombuffer(data or b"", dtype=">i8").reshape(-1, len(slots))
+    if table.shape[0] != rows:
+        # string_agg skips a record holding a NULL.
+        raise ValueError("unexpected NULL in an integer column")
+    columns: dict[str, np.ndarray] = {}
+    slot = 0
+    for n, name in enumerate(names):
+        if name in columns:
+            continue
+        values = table[:, slot].astype(np.int64)
+        slot += 1
+        if name in times:
+            # '-infinity' is sent as the smallest int8, which is _NO_TIME.
+            values[values != _NO_TIME] += _POSTGRES_EPOCH_MICROSECONDS
+        elif n + 1 < len(names) and names[n + 1] in pack:
+            bits = pack[names[n + 1]]
+            columns[names[n + 1]] = values & ((1 << bits) - 1)
+            values = values >> bits
+        columns[name] = values
+    return {name: columns[name] for name in names}
+
+
+def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (distinct ids, code per entry) with codes 0..n-1 in id order.
+
+    Ids are primary keys, so usually no larger than a few times their count:
+    mark the ones present in a table that size instead of sorting.
+    """
+    if ids.size and int(ids.min()) >= 0 and int(ids.max()) <= 4 * ids.size + 1_000_000:
+        present = np.zeros(int(ids.max()) + 1, dtype=bool)
+        present[ids] = True
+        code = np.cumsum(present) - 1
+        return np.flatnonzero(present), code[ids]
+    return np.unique(ids, return_inverse=True)
