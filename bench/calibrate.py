@@ -80,7 +80,7 @@ def main() -> None:
     setup_django(url or fresh_database(DATABASE))
     from django.core.management import call_command
 
-    from scoring import services
+    from scoring.calibration import services
     from scoring.models import CalibrationJob, CalibrationSnapshot
 
     services._publish = lambda job_id: None  # the bench runs calibrate itself

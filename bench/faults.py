@@ -475,7 +475,7 @@ PUBLISHER = """
 import json, sys, time
 import django
 django.setup()
-from scoring import services
+from scoring.calibration import services
 services._publish(0)  # job 0 does not exist: the worker's run of it claims nothing
 print("published", flush=True)
 sys.stdin.readline()  # Redis is stopped now

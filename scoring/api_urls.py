@@ -1,19 +1,35 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from scoring import api
+from scoring.calibration import api as calibration
+from scoring.rights import api as rights
+from scoring.scorecards import api as scorecards
 
 router = DefaultRouter()
-router.register("scorecards", api.ScorecardViewSet, basename="scorecard")
+router.register("scorecards", scorecards.ScorecardViewSet, basename="scorecard")
 
 urlpatterns = [
-    path("loops/<int:pk>/debrief/", api.DebriefView.as_view(), name="loop-debrief"),
-    path("loops/<int:pk>/decision/", api.DecisionView.as_view(), name="loop-decision"),
-    path("candidates/<int:pk>/export/", api.CandidateExportView.as_view(), name="candidate-export"),
-    path("candidates/<int:pk>/erase/", api.CandidateEraseView.as_view(), name="candidate-erase"),
-    path("calibration/latest/", api.CalibrationLatestView.as_view(), name="calibration-latest"),
-    path("calibration/history/", api.CalibrationHistoryView.as_view(), name="calibration-history"),
-    path("calibration/runs/", api.CalibrationRunsView.as_view(), name="calibration-runs"),
-    path("calibration/runs/<int:pk>/", api.CalibrationRunView.as_view(), name="calibration-run"),
+    path("loops/<int:pk>/debrief/", scorecards.DebriefView.as_view(), name="loop-debrief"),
+    path("loops/<int:pk>/decision/", scorecards.DecisionView.as_view(), name="loop-decision"),
+    path(
+        "candidates/<int:pk>/export/", rights.CandidateExportView.as_view(), name="candidate-export"
+    ),
+    path("candidates/<int:pk>/erase/", rights.CandidateEraseView.as_view(), name="candidate-erase"),
+    path(
+        "calibration/latest/",
+        calibration.CalibrationLatestView.as_view(),
+        name="calibration-latest",
+    ),
+    path(
+        "calibration/history/",
+        calibration.CalibrationHistoryView.as_view(),
+        name="calibration-history",
+    ),
+    path("calibration/runs/", calibration.CalibrationRunsView.as_view(), name="calibration-runs"),
+    path(
+        "calibration/runs/<int:pk>/",
+        calibration.CalibrationRunView.as_view(),
+        name="calibration-run",
+    ),
     *router.urls,
 ]

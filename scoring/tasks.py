@@ -5,7 +5,8 @@ from typing import Any
 from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
 
-from scoring import services
+from scoring.calibration import services
+from scoring.scorecards import services as scorecard_services
 
 
 @shared_task(
@@ -36,7 +37,7 @@ def calibrate_all_task() -> int:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def reminders_task() -> int:
-    return services.reminders_send()
+    return scorecard_services.reminders_send()
 
 
 @shared_task

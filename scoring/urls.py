@@ -1,19 +1,22 @@
 from django.urls import path
 
-from scoring import views
+from kit import views as kit_views
+from scoring.calibration import views as calibration
+from scoring.rights import views as rights
+from scoring.scorecards import views as scorecards
 
 app_name = "scoring"
 urlpatterns = [
-    path("interviews/<int:pk>/scorecard/", views.scorecard, name="scorecard"),
-    path("scorecards/<int:pk>/amend/", views.amend, name="amend"),
-    path("loops/<int:pk>/debrief/", views.debrief, name="debrief"),
-    path("calibration/", views.calibration, name="calibration"),
-    path("calibration/run/", views.calibration_run, name="calibration-run"),
-    path("calibration/export.csv", views.calibration_export, name="calibration-export"),
-    path("calibration/exercises/", views.exercise_list, name="exercises"),
-    path("audit/", views.audit_log, name="audit-log"),
-    path("candidates/<int:pk>/export.json", views.candidate_export, name="candidate-export"),
-    path("candidates/<int:pk>/erase/", views.candidate_erase, name="candidate-erase"),
-    path("calibration/exercises/new/", views.exercise_new, name="exercise-new"),
-    path("calibration/exercises/<int:pk>/", views.exercise_detail, name="exercise"),
+    path("interviews/<int:pk>/scorecard/", scorecards.scorecard, name="scorecard"),
+    path("scorecards/<int:pk>/amend/", scorecards.amend, name="amend"),
+    path("loops/<int:pk>/debrief/", scorecards.debrief, name="debrief"),
+    path("calibration/", calibration.calibration, name="calibration"),
+    path("calibration/run/", calibration.calibration_run, name="calibration-run"),
+    path("calibration/export.csv", calibration.calibration_export, name="calibration-export"),
+    path("calibration/exercises/", calibration.exercise_list, name="exercises"),
+    path("audit/", kit_views.audit_log, name="audit-log"),
+    path("candidates/<int:pk>/export.json", rights.candidate_export, name="candidate-export"),
+    path("candidates/<int:pk>/erase/", rights.candidate_erase, name="candidate-erase"),
+    path("calibration/exercises/new/", calibration.exercise_new, name="exercise-new"),
+    path("calibration/exercises/<int:pk>/", calibration.exercise_detail, name="exercise"),
 ]

@@ -56,7 +56,9 @@ def assert_retry_later(response) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_it_answers_503_json_when_an_api_view_loses_the_database(interviewer):
-    with mock.patch("scoring.selectors.debrief_document", side_effect=OperationalError(LOST)):
+    with mock.patch(
+        "scoring.scorecards.selectors.debrief_document", side_effect=OperationalError(LOST)
+    ):
         response = client_for(interviewer).get("/api/v1/loops/1/debrief/")
 
     assert_retry_later(response)

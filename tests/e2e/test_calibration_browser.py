@@ -13,11 +13,11 @@ from playwright.sync_api import expect
 
 from kit.models import Role
 from kit.permissions import LEAD
-from scoring import services
+from scoring.calibration import services
 from scoring.models import CalibrationJob, CalibrationSnapshot
-from tests.calibration.helpers import ROLE, import_scorecards, lenient_panel_rows, write_csv
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
+from tests.scoring.calibration.helpers import ROLE, import_scorecards, lenient_panel_rows, write_csv
 
 pytestmark = [
     pytest.mark.browser,

@@ -18,8 +18,10 @@ from django.core.management import call_command
 from interviews import selectors as interview_selectors
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from kit.models import Competency, FollowUp, Level, LoopTemplate, Question, Role, RubricItem
-from scoring import services
+from scoring.calibration import services as calibration_services
 from scoring.models import CalibrationJob, Scorecard
+from scoring.rights import services as rights_services
+from scoring.scorecards import services
 
 INTERVIEWER = "demo-interviewer-1"
 Request = tuple[str, dict[str, Any]]  # (operation label, the case's parts)
@@ -28,7 +30,9 @@ Request = tuple[str, dict[str, Any]]  # (operation label, the case's parts)
 def build_world() -> None:
     call_command("seed_demo", stdout=io.StringIO())
     lead = User.objects.get(username="demo-lead")
-    services.calibration_run_now(role=Role.objects.get(name="AI Infrastructure Engineer"), by=lead)
+    calibration_services.calibration_run_now(
+        role=Role.objects.get(name="AI Infrastructure Engineer"), by=lead
+    )
     interviewer = User.objects.get(username=INTERVIEWER)
     owed = Interview.objects.filter(panel__user=interviewer).exclude(
         scorecards__interviewer=interviewer
@@ -53,7 +57,9 @@ def build_world() -> None:
         ],
     )
     recruiter = User.objects.get(username="demo-recruiter")
-    services.candidate_erase(candidate=Candidate.objects.order_by("pk").first(), by=recruiter)
+    rights_services.candidate_erase(
+        candidate=Candidate.objects.order_by("pk").first(), by=recruiter
+    )
 
 
 def dictionaries() -> dict[str, list[Any]]:

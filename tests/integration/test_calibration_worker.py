@@ -12,8 +12,9 @@ from interviews import services as interview_services
 from interviews.models import Candidate
 from kit import services as kit_services
 from kit.models import Level, Role
-from scoring import services
+from scoring.calibration import services as calibration_services
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
+from scoring.scorecards import services
 from tests.conftest import make_user
 from tests.factories import make_question
 from tests.integration.conftest import wait_for
@@ -97,7 +98,8 @@ def test_a_worker_child_killed_mid_run_leaves_no_partial_snapshot_and_the_run_co
     CalibrationJob.objects.filter(role=role).delete()
     connection.close()
 
-    job = services.calibration_request(role=role)  # outside a transaction: publishes now
+    # Outside a transaction, so it publishes now.
+    job = calibration_services.calibration_request(role=role)
     wait_for(
         lambda: CalibrationJob.objects.get(pk=job.pk).status == CalibrationJob.Status.RUNNING,
         timeout=30,

@@ -389,8 +389,8 @@ def test_the_kit_downloads_as_markdown(signed_in, interviewer, interviews, panel
 def test_my_interviews_shows_where_each_of_my_scorecards_stands(
     signed_in, interviewer, other_interviewer, world, panels, interviews
 ):
-    from scoring import services as scoring_services
     from scoring.models import Scorecard
+    from scoring.scorecards import services as scoring_services
 
     later = services.loop_create(
         candidate=services.candidate_create(name="Drew Later"), role=world.role, level=world.level

@@ -15,8 +15,8 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 
 from kit.permissions import INTERVIEWER
-from scoring import services
 from scoring.models import Scorecard
+from scoring.scorecards import services
 from tests.conftest import make_user
 from tests.scoring.helpers import Built, Seat, build_loop, ratings_for, submitted
 

@@ -20,8 +20,8 @@ from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import AuditEvent, FollowUp, Level, Role, RubricItem
 from kit.services import SlotData, loop_template_save
-from scoring import services
 from scoring.models import Amendment, CalibrationJob, QuestionRating, Scorecard
+from scoring.scorecards import services
 from tests.factories import CompetencyFactory, make_question
 
 # Every interview of a built loop starts this long before the test runs, one hour apart.

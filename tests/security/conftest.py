@@ -21,7 +21,7 @@ from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from kit.models import Competency, Level, LoopTemplate, Question, Role
 from kit.permissions import INTERVIEWER, LEAD, RECRUITER
-from scoring import services as scoring_services
+from scoring.calibration import services as scoring_services
 from scoring.models import CalibrationExercise, CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
 from tests.scoring.helpers import Seat, build_loop, draft, submitted

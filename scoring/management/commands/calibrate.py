@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kit.models import Role
-from scoring import services
+from scoring.calibration import services
 
 
 class Command(BaseCommand):

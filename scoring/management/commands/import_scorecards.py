@@ -2,8 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scoring import services
-from scoring.importers import ImportFailed
+from scoring.calibration import services
+from scoring.calibration.importers import ImportFailed
 
 
 class Command(BaseCommand):

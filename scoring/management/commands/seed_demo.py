@@ -17,8 +17,8 @@ from kit.ladder import ensure_ladder
 from kit.models import Level, Question, Role
 from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from kit.services import loop_templates_import
-from scoring import services
 from scoring.models import Scorecard
+from scoring.scorecards import services
 
 DATA = Path(settings.BASE_DIR) / "kit" / "data"
 INTERVIEWERS = ["Ada", "Brian", "Chen", "Dana", "Emeka", "Farah"]

@@ -1,0 +1,109 @@
+"""The calibration API: the latest snapshot, history, starting and following runs."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.openapi import error
+from kit.models import Level, Role
+from kit.permissions import is_lead
+from scoring.calibration import selectors, services
+from scoring.calibration.serializers import (
+    CalibrationJobSerializer,
+    CalibrationRunInputSerializer,
+    CalibrationScopeSerializer,
+    SnapshotSerializer,
+)
+
+
+class IsLead(BasePermission):
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.user.is_authenticated and is_lead(request.user)
+
+
+def _scope(request: Request) -> tuple[Role, Level | None]:
+    serializer = CalibrationScopeSerializer(data=request.query_params)
+    serializer.is_valid(raise_exception=True)
+    role = Role.objects.filter(name__iexact=serializer.validated_data["role"]).first()
+    if role is None:
+        raise NotFound(f"No role named '{serializer.validated_data['role']}'.")
+    level = None
+    if serializer.validated_data.get("level"):
+        level = Level.objects.filter(name__iexact=serializer.validated_data["level"]).first()
+        if level is None:
+            raise NotFound(f"No level named '{serializer.validated_data['level']}'.")
+    return role, level
+
+
+class CalibrationLatestView(APIView):
+    """The newest calibration snapshot of a role (and level). Leads see everything;
+    others see the reliability figures and their own interviewer row only."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[CalibrationScopeSerializer],
+        responses={
+            200: OpenApiTypes.OBJECT,
+            404: error("No such role or level, or no calibration of it yet."),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        role, level = _scope(request)
+        snapshot = selectors.latest_snapshot(role=role, level=level)
+        if snapshot is None:
+            raise NotFound("No calibration has been computed for this scope yet.")
+        return Response(selectors.result_visible_to(user=request.user, result=snapshot.result))
+
+
+class CalibrationHistoryView(APIView):
+    """Past snapshots of a scope, newest first (calibration leads)."""
+
+    permission_classes = [IsLead]
+
+    @extend_schema(
+        parameters=[CalibrationScopeSerializer],
+        responses={
+            200: SnapshotSerializer(many=True),
+            404: error("No such role or level."),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        role, level = _scope(request)
+        history = selectors.snapshot_history(role=role, level=level)
+        return Response(SnapshotSerializer(history, many=True).data)
+
+
+class CalibrationRunsView(APIView):
+    """Start a calibration run for a role (calibration leads). Follow it at its URL."""
+
+    permission_classes = [IsLead]
+
+    @extend_schema(request=CalibrationRunInputSerializer, responses={202: CalibrationJobSerializer})
+    def post(self, request: Request) -> Response:
+        serializer = CalibrationRunInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        role = Role.objects.filter(name__iexact=serializer.validated_data["role"]).first()
+        if role is None:
+            return Response(
+                {"role": [f"No role named '{serializer.validated_data['role']}'."]}, 400
+            )
+        job = services.calibration_request(role=role, by=request.user)
+        return Response(CalibrationJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class CalibrationRunView(APIView):
+    """A calibration run's status and progress (calibration leads; others get 404)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: CalibrationJobSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        if not is_lead(request.user):
+            raise NotFound()
+        return Response(CalibrationJobSerializer(selectors.calibration_job_get(pk=pk)).data)

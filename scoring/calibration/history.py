@@ -1,0 +1,643 @@
+"""Import historical ratings (`import_scorecards`), every row checked before anything is written.
+
+Two paths give the same result:
+
+* The exact path (any database) streams the file through Python twice: first
+  to check every row (problems reported as FILE:LINE: message) and collect what
+  must exist, then to write the ratings.
+* The set-based path (PostgreSQL) COPYs the file into a temporary table and
+  does the rest in SQL over integer codes: INSERT … SELECT for loops,
+  interviews, panels, questions asked, scorecards and ratings. Python sees only
+  the distinct values of each column (names, ratings, dates), read by the same
+  functions the exact path uses.
+
+The set-based path takes a file only when the exact path would import it the
+same way: one row per line and every row valid. Otherwise (a problem to
+report, a quoted line break, a blank row) it rolls back to its savepoint and
+the exact path runs, so every message comes from one place.
+"""
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import Group, User
+from django.db import DataError, IntegrityError, connection, transaction
+from django.db.models import Model
+from django.utils import timezone
+
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
+from kit import services as kit_services
+from kit.models import Level, Question, Role
+from kit.permissions import INTERVIEWER
+from scoring.calibration import bulk, importers
+from scoring.models import QuestionRating, Scorecard
+
+Progress = Callable[[str, int], None]
+IMPORTED = "Imported with historical scorecards."
+
+
+@dataclass
+class HistoryImportResult:
+    rows: int
+    scorecards: int
+    candidates_created: int
+    interviewers_created: int
+    questions_created: int
+
+
+def import_scope(role_name: str | None, level_name: str | None) -> tuple[Role, Level]:
+    """Return the role (found or created) and level the imported loops belong to."""
+    if role_name:
+        role = Role.objects.filter(name__iexact=role_name).first()
+        role = role or Role.objects.create(name=role_name)
+    else:
+        roles = list(Role.objects.all()[:2])
+        if len(roles) == 1:
+            role = roles[0]
+        else:
+            role, _ = Role.objects.get_or_create(name="AI Infrastructure Engineer")
+    level = (
+        Level.objects.filter(name__iexact=level_name).first()
+        if level_name
+        else Level.objects.order_by("rank").first()
+    )
+    if level is None:
+        raise importers.ImportFailed(
+            [f"no level named '{level_name}'" if level_name else "no levels exist yet"]
+        )
+    return role, level
+
+
+def ratings_import(
+    *, path: str, role: Role, level: Level, scale_max: int, progress: Progress
+) -> HistoryImportResult:
+    """Import the file's ratings into loops of the role and level, in the caller's transaction."""
+    if connection.vendor == "postgresql":
+        try:
+            # Django's error wrapper: psycopg's errors from the raw cursor come out as Django's.
+            with transaction.atomic(), connection.wrap_database_errors:
+                return _set_based(path, role, level, scale_max, progress)
+        except (_ExactPathNeeded, DataError, IntegrityError):
+            # Rolled back to the savepoint; the exact path finds and names the problem.
+            pass
+    return _exact(path, role, level, scale_max, progress)
+
+
+# --- what both paths share -----------------------------------------------------------------
+
+
+@dataclass
+class _Entities:
+    users: dict[str, int]
+    candidates: dict[str, int]
+    questions: dict[str, Question]  # by casefolded title
+    users_created: int
+    candidates_created: int
+    questions_created: int
+
+
+def _role_questions(role: Role) -> dict[str, Question]:
+    return {
+        q.title.casefold(): q for q in Question.objects.filter(role=role).select_related("current")
+    }
+
+
+def _scale(questions: dict[str, Question], key: str, default: int) -> int:
+    found = questions.get(key)
+    return found.current.scale_max if found and found.current else default
+
+
+def _entities(
+    *,
+    role: Role,
+    scale_max: int,
+    questions: dict[str, Question],
+    interviewers: Iterable[str],
+    candidates: Iterable[str],
+    titles: dict[str, str],
+) -> _Entities:
+    """Find or create the interviewers (users), candidates (by name) and questions named.
+
+    New questions are drafts on the given scale, for a lead to complete; every
+    question's current version is marked used, so later edits make a new one.
+    """
+    names = list(interviewers)
+    users = dict(User.objects.filter(username__in=names).values_list("username", "pk"))
+    missing = [name for name in names if name not in users]
+    User.objects.bulk_create(
+        [User(username=name, password=make_password(None)) for name in missing], batch_size=2000
+    )
+    users.update(User.objects.filter(username__in=missing).values_list("username", "pk"))
+    Group.objects.get(name=INTERVIEWER).user_set.add(*[users[name] for name in missing])
+
+    wanted = list(candidates)
+    people: dict[str, int] = {}
+    for name, pk in Candidate.objects.filter(name__in=wanted).values_list("name", "pk"):
+        people.setdefault(name, pk)
+    fresh = [name for name in wanted if name not in people]
+    now = timezone.now()
+    ids = bulk.insert(Candidate, ["name", "email", "phone", "notes", "created_at"],
+                      [(name, "", "", "", now) for name in fresh])  # fmt: skip
+    people.update(zip(fresh, ids, strict=True))
+
+    new = {key: title for key, title in titles.items() if key not in questions}
+    drafts = kit_services.questions_create_drafts(
+        role=role,
+        titles=new.values(),
+        content=kit_services.Content(
+            prompt="",
+            outline="Imported with historical scorecards. Add the sample answer outline.",
+            scale_max=scale_max,
+            rubric=(("Answer meets the bar for this question.", "core"),),
+        ),
+    )
+    questions.update((key, drafts[title]) for key, title in new.items())
+    kit_services.question_versions_mark_used(
+        version_ids=[questions[key].current_id for key in titles]
+    )
+    return _Entities(users, people, questions, len(missing), len(fresh), len(new))
+
+
+def _aware(moment: datetime | None, *, hours: int = 0) -> datetime | None:
+    if moment is None:
+        return None
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment, timezone.get_default_timezone())
+    return moment + timedelta(hours=hours)
+
+
+# --- the exact path --------------------------------------------------------------------------
+
+
+def _exact(
+    path: str, role: Role, level: Level, scale_max: int, report: Progress
+) -> HistoryImportResult:
+    """Import row by row in Python.
+
+    1. First pass: check every row (ImportFailed lists up to 20 problems with
+       their line numbers; nothing has been written) and collect the distinct
+       candidates, interviewers, questions and scorecards.
+    2. Create what is missing: interviewers, candidates, questions.
+    3. Per candidate, one decided (or debrief) loop with one interview whose
+       panel is everyone who rated them; per candidate and interviewer, one
+       submitted scorecard.
+    4. Second pass: stream the ratings into the database (COPY on PostgreSQL).
+    """
+    questions = _role_questions(role)
+
+    def scale_for(title: str) -> int:
+        return _scale(questions, title.casefold(), scale_max)
+
+    found = importers.survey(path, scale_max_for=scale_for, progress=lambda n: report("checked", n))
+    now = timezone.now()
+    made = _entities(
+        role=role, scale_max=scale_max, questions=questions, interviewers=found.interviewers,
+        candidates=found.candidates, titles=found.questions,
+    )  # fmt: skip
+    users, candidates = made.users, made.candidates
+    report("entities", 0)
+
+    order = list(found.candidate_questions)
+    loop_ids = bulk.insert(
+        Loop,
+        ["candidate_id", "role_id", "level_id", "status", "warnings", "decision",
+         "decision_rationale", "decided_at", "created_at"],
+        [
+            (
+                candidates[name], role.pk, level.pk,
+                Loop.Status.DECIDED if found.decisions.get(name) else Loop.Status.DEBRIEF,
+                [], found.decisions.get(name, ""),
+                IMPORTED if found.decisions.get(name) else "",
+                (_aware(found.interviewed_at.get(name)) or now) if found.decisions.get(name)
+                else None,
+                now,
+            )
+            for name in order
+        ],
+    )  # fmt: skip
+    loops = dict(zip(order, loop_ids, strict=True))
+    interview_ids = bulk.insert(
+        Interview,
+        ["loop_id", "order", "title", "minutes", "competencies", "scheduled_start",
+         "scheduled_end", "created_at"],
+        [
+            (loops[name], 1, "Imported interview", 60, [], _aware(found.interviewed_at.get(name)),
+             _aware(found.interviewed_at.get(name), hours=1), now)
+            for name in order
+        ],
+    )  # fmt: skip
+    interviews = dict(zip(order, interview_ids, strict=True))
+    item_keys = [(name, title) for name in order for title in found.candidate_questions[name]]
+    item_ids = bulk.insert(
+        InterviewQuestion,
+        ["interview_id", "loop_id", "question_id", "version_id", "order", "reason", "assigned_at"],
+        [
+            (interviews[name], loops[name], questions[title].pk, questions[title].current_id, n,
+             "imported", now)
+            for name in order
+            for n, title in enumerate(found.candidate_questions[name], start=1)
+        ],
+    )  # fmt: skip
+    items = dict(zip(item_keys, item_ids, strict=True))
+    card_keys = list(found.scorecards)
+    bulk.insert(
+        Panelist,
+        ["interview_id", "user_id", "is_shadow"],
+        [(interviews[c], users[i], False) for c, i in card_keys],
+    )
+    card_ids = bulk.insert(
+        Scorecard,
+        ["interview_id", "interviewer_id", "is_shadow", "status", "recommendation", "summary",
+         "created_at", "updated_at", "submitted_at"],
+        [
+            (interviews[c], users[i], False, Scorecard.Status.SUBMITTED, found.scorecards[(c, i)],
+             "", now, now, _aware(found.interviewed_at.get(c)) or now)
+            for c, i in card_keys
+        ],
+    )  # fmt: skip
+    cards = dict(zip(card_keys, card_ids, strict=True))
+    report("scorecards", len(cards))
+
+    versions = {key: q.current_id for key, q in questions.items()}
+
+    def rating_rows() -> Iterator[tuple[object, ...]]:
+        for n, row in enumerate(importers.read_rows(path, scale_max_for=scale_for), start=1):
+            if n % 50_000 == 0:
+                report("written", n)
+            key = row.question.casefold()
+            yield (cards[(row.candidate, row.interviewer)], items[(row.candidate, key)],
+                   versions[key], row.rating, False, "", "")  # fmt: skip
+
+    bulk.copy(
+        QuestionRating,
+        ["scorecard_id", "item_id", "version_id", "rating", "not_asked", "not_asked_reason",
+         "notes"],
+        rating_rows(),
+    )  # fmt: skip
+    report("written", found.rows)
+    return HistoryImportResult(
+        rows=found.rows,
+        scorecards=len(cards),
+        candidates_created=made.candidates_created,
+        interviewers_created=made.users_created,
+        questions_created=made.questions_created,
+    )
+
+
+# --- the set-based path (PostgreSQL) ---------------------------------------------------------
+
+
+class _ExactPathNeeded(Exception):
+    """The file is not one the set-based path can vouch for; the exact path takes it."""
+
+
+# Temporary tables, dropped at the end (ON COMMIT DROP alone would keep them for a
+# second import in the same transaction).
+_TEMP = (
+    "import_raw", "import_candidate", "import_interviewer", "import_question", "import_rating",
+    "import_recommendation", "import_decision", "import_moment", "import_norm", "import_card",
+    "import_loop", "import_item", "import_candidate_id", "import_user_id", "import_question_id",
+)  # fmt: skip
+
+
+def _set_based(
+    path: str, role: Role, level: Level, scale_max: int, report: Progress
+) -> HistoryImportResult:
+    """Import with COPY and SQL; raise _ExactPathNeeded for a file the exact path must take.
+
+    1. COPY the rows, as text, into a temporary table; one row must be one line.
+    2. Read each column's distinct values in Python (the exact path's readers):
+       names become integer codes, ratings numbers, dates moments.
+    3. One pass joins every row to its codes; aggregates over it check what
+       spans rows (scale, one recommendation per scorecard, one decision per
+       candidate) and shape the scorecards, loops and questions asked.
+    4. Create the missing interviewers, candidates and questions, then
+       INSERT … SELECT the loops, interviews, panels, questions asked,
+       scorecards and ratings. A repeated rating breaks the one-rating-per-
+       question constraint, which sends the file to the exact path.
+    """
+    columns, start = importers.read_header(path)
+    with connection.cursor() as django_cursor:
+        cur: psycopg.Cursor[Any] = django_cursor.cursor
+        # Room for the temporary tables in memory (temp_buffers counts only if set before
+        # this session's first temporary table) and for their hashes and sorts.
+        cur.execute("SET LOCAL temp_buffers = '1GB'")
+        cur.execute("SET LOCAL work_mem = '256MB'")
+        rows = _copy_raw(cur, path, columns, start, report)
+
+        # 2. Distinct values, read in Python.
+        seen: dict[str, list[tuple[str, int]]] = {column: [] for column in columns}
+        listed = ", ".join(columns)
+        sets = ", ".join(f"({column})" for column in columns)
+        cur.execute(f"SELECT {listed}, min(n) FROM import_raw GROUP BY GROUPING SETS ({sets})")
+        for *values, first in cur:
+            # Each result row groups by one column; the others are NULL there.
+            n, value = next((n, value) for n, value in enumerate(values) if value is not None)
+            seen[columns[n]].append((value, first))
+        for values in seen.values():
+            values.sort(key=lambda pair: pair[1])
+
+        candidates = _codes(seen["candidate"], lambda t: t[: importers.CANDIDATE_LENGTH])
+        interviewers = _codes(seen["interviewer"], importers.interviewer_name)
+        titles = _codes(seen["question"], lambda t: t[: importers.QUESTION_LENGTH])
+        keys: dict[str, str] = {}  # casefolded title -> title as first written
+        for title in titles.names:
+            keys.setdefault(title.casefold(), title)
+        key_codes = {key: code for code, key in enumerate(keys)}
+        questions = _role_questions(role)
+        _temp_table(cur, "import_candidate", "raw text, code int", candidates.raw.items())
+        _temp_table(cur, "import_interviewer", "raw text, code int", interviewers.raw.items())
+        _temp_table(
+            cur,
+            "import_question",
+            "raw text, code int, scale int",
+            ((raw, key_codes[name.casefold()], _scale(questions, name.casefold(), scale_max))
+             for raw, name in titles.values.items()),
+        )  # fmt: skip
+        ratings = ((raw, _rating(text)) for raw, text in _texts(seen["rating"], required=True))
+        _temp_table(cur, "import_rating", "raw text, value bigint", ratings)
+        optional = {
+            "recommendation": ("text", importers.recommendation_value),
+            "decision": ("text", importers.decision_value),
+            "interviewed_at": ("timestamptz", lambda t: _aware(importers.moment_value(t))),
+        }
+        joins, picks = [], []
+        for column, (kind, reader) in optional.items():
+            table = "import_moment" if column == "interviewed_at" else f"import_{column}"
+            if column in columns:
+                read = ((raw, _read(reader, text)) for raw, text in _texts(seen[column]))
+                _temp_table(cur, table, f"raw text, value {kind}", read)
+                joins.append(f"JOIN {table} ON {table}.raw = r.{column}")
+                picks.append(f"{table}.value AS {column}")
+            else:
+                empty = "NULL::timestamptz" if kind == "timestamptz" else "''::text"
+                picks.append(f"{empty} AS {column}")
+        report("checked", rows)
+
+        # 3. Codes for every row, then the checks and shapes that span rows.
+        cur.execute(
+            f"""
+            CREATE TEMP TABLE import_norm ON COMMIT DROP AS
+            SELECT r.n, c.code AS c, i.code AS i, q.code AS q, v.value AS rating,
+                   v.value BETWEEN 1 AND q.scale AS in_scale, {", ".join(picks)}
+            FROM import_raw r
+            JOIN import_candidate c ON c.raw = r.candidate
+            JOIN import_interviewer i ON i.raw = r.interviewer
+            JOIN import_question q ON q.raw = r.question
+            JOIN import_rating v ON v.raw = r.rating
+            {" ".join(joins)}
+            """
+        )
+        cur.execute("DROP TABLE import_raw")
+        # Tables made by CREATE TABLE AS have no statistics; the plans below need them.
+        cur.execute("ANALYZE import_norm")
+        cur.execute(
+            f"""
+            CREATE TEMP TABLE import_card ON COMMIT DROP AS
+            SELECT c, i, min(n) AS first, bool_and(in_scale) AS in_scale,
+                   min(nullif(recommendation, '')) AS recommendation,
+                   max(nullif(recommendation, '')) AS recommendation_hi,
+                   min(nullif(decision, '')) AS decision, max(nullif(decision, '')) AS decision_hi,
+                   min(interviewed_at) AS interviewed_at,
+                   nextval({_sequence(cur, Scorecard)}) AS scorecard_id
+            FROM import_norm GROUP BY c, i
+            """
+        )
+        cur.execute(
+            f"""
+            CREATE TEMP TABLE import_loop ON COMMIT DROP AS
+            SELECT c, first, decision, decision_hi, interviewed_at,
+                   nextval({_sequence(cur, Loop)}) AS loop_id,
+                   nextval({_sequence(cur, Interview)}) AS interview_id
+            FROM (
+                SELECT c, min(first) AS first, min(decision) AS decision,
+                       max(decision_hi) AS decision_hi, min(interviewed_at) AS interviewed_at
+                FROM import_card GROUP BY c ORDER BY first
+            ) candidate
+            """
+        )
+        cur.execute(
+            """
+            SELECT (SELECT bool_and(in_scale) AND NOT bool_or(recommendation <> recommendation_hi)
+                    FROM import_card),
+                   (SELECT NOT bool_or(decision <> decision_hi) FROM import_loop),
+                   (SELECT count(*) FROM import_card)
+            """
+        )
+        cards_ok, loops_ok, scorecards = cur.fetchone()  # type: ignore[misc]
+        # bool_or over no disagreement at all is NULL, hence "is not False".
+        if cards_ok is False or loops_ok is False:
+            raise _ExactPathNeeded
+        cur.execute(
+            f"""
+            CREATE TEMP TABLE import_item ON COMMIT DROP AS
+            SELECT c, q, row_number() OVER (PARTITION BY c ORDER BY first) AS "order",
+                   nextval({_sequence(cur, InterviewQuestion)}) AS item_id
+            FROM (SELECT c, q, min(n) AS first FROM import_norm GROUP BY c, q) asked
+            """
+        )
+        cur.execute("ANALYZE import_card, import_loop, import_item")
+
+        # 4. Entities, then everything else set by set.
+        made = _entities(
+            role=role, scale_max=scale_max, questions=questions, interviewers=interviewers.names,
+            candidates=candidates.names, titles=keys,
+        )  # fmt: skip
+        _temp_table(cur, "import_candidate_id", "c int, id bigint",
+                    enumerate(made.candidates[name] for name in candidates.names))  # fmt: skip
+        _temp_table(cur, "import_user_id", "i int, id bigint",
+                    enumerate(made.users[name] for name in interviewers.names))  # fmt: skip
+        _temp_table(
+            cur,
+            "import_question_id",
+            "q int, id bigint, version_id bigint",
+            ((code, made.questions[key].pk, made.questions[key].current_id)
+             for key, code in key_codes.items()),
+        )  # fmt: skip
+        report("entities", 0)
+        _insert_rest(cur, role, level)
+        report("written", rows)
+        cur.execute(f"DROP TABLE IF EXISTS {', '.join(_TEMP)}")
+        # Fresh statistics for the planner after a bulk load (PostgreSQL's advice), so
+        # the calibration the import queues does not plan against empty tables.
+        written = (Candidate, Loop, Interview, InterviewQuestion, Panelist, Scorecard,
+                   QuestionRating)  # fmt: skip
+        cur.execute(f"ANALYZE {', '.join(model._meta.db_table for model in written)}")
+    return HistoryImportResult(
+        rows=rows,
+        scorecards=scorecards,
+        candidates_created=made.candidates_created,
+        interviewers_created=made.users_created,
+        questions_created=made.questions_created,
+    )
+
+
+def _copy_raw(
+    cur: "psycopg.Cursor[Any]", path: str, columns: list[str], start: int, report: Progress
+) -> int:
+    """COPY the rows after the header into import_raw; return how many there are."""
+    listed = ", ".join(columns)
+    cur.execute(
+        f"CREATE TEMP TABLE import_raw (n bigint GENERATED ALWAYS AS IDENTITY, "
+        f"{', '.join(f'{column} text' for column in columns)}) ON COMMIT DROP"
+    )
+    lines, last = 0, b"\n"
+    # FORCE_NOT_NULL: an empty field is '' (as the exact path reads it), not NULL.
+    statement = f"COPY import_raw ({listed}) FROM STDIN (FORMAT csv, FORCE_NOT_NULL ({listed}))"
+    with Path(path).open("rb") as data, cur.copy(statement) as pipe:
+        data.seek(start)
+        while block := data.read(1 << 20):
+            pipe.write(block)
+            lines += block.count(b"\n")
+            last = block[-1:]
+            report("read", lines)
+    lines += last != b"\n"
+    rows = cur.rowcount
+    if rows == 0 or rows != lines:
+        # A quoted line break or blank line: line numbers would not be row numbers.
+        raise _ExactPathNeeded
+    return rows
+
+
+@dataclass
+class _Codes:
+    raw: dict[str, int]  # field as written -> code
+    values: dict[str, str]  # field as written -> value
+    names: list[str]  # values in order of first appearance; the code is the index
+
+
+def _texts(seen: list[tuple[str, int]], required: bool = False) -> Iterator[tuple[str, str]]:
+    for raw, _ in seen:
+        text = raw.strip()
+        if required and not text:
+            raise _ExactPathNeeded
+        yield raw, text
+
+
+def _read(reader: Callable[[str], Any], text: str) -> Any:
+    try:
+        return reader(text)
+    except ValueError:
+        raise _ExactPathNeeded from None
+
+
+def _codes(seen: list[tuple[str, int]], reader: Callable[[str], str]) -> _Codes:
+    """Read each distinct field; give equal values (say, after stripping) one code."""
+    codes = _Codes({}, {}, [])
+    index: dict[str, int] = {}
+    for raw, text in _texts(seen, required=True):
+        value = _read(reader, text)
+        if value not in index:
+            index[value] = len(codes.names)
+            codes.names.append(value)
+        codes.raw[raw] = index[value]
+        codes.values[raw] = value
+    return codes
+
+
+def _rating(text: str) -> int:
+    value = _read(importers.rating_value, text)
+    if not -(2**63) <= value < 2**63:
+        raise _ExactPathNeeded
+    return value
+
+
+def _sequence(cur: "psycopg.Cursor[Any]", model: type[Model]) -> int:
+    """Return the oid of the id sequence of the model's table, to inline as a constant.
+
+    (pg_get_serial_sequence in the statement itself would run once per row.)
+    """
+    cur.execute("SELECT pg_get_serial_sequence(%s, 'id')::regclass::oid", [model._meta.db_table])
+    return int(cur.fetchone()[0])  # type: ignore[index]
+
+
+def _temp_table(
+    cur: "psycopg.Cursor[Any]", name: str, columns: str, rows: Iterable[tuple[Any, ...]]
+) -> None:
+    cur.execute(f"CREATE TEMP TABLE {name} ({columns}) ON COMMIT DROP")
+    with cur.copy(f"COPY {name} FROM STDIN") as pipe:
+        for row in rows:
+            pipe.write_row(row)
+    cur.execute(f"ANALYZE {name}")
+
+
+def _insert_rest(cur: "psycopg.Cursor[Any]", role: Role, level: Level) -> None:
+    """INSERT … SELECT loops, interviews, panels, questions asked, scorecards and ratings."""
+    now = timezone.now()
+    decided, debrief = Loop.Status.DECIDED.value, Loop.Status.DEBRIEF.value
+    cur.execute(
+        f"""
+        INSERT INTO {Loop._meta.db_table}
+            (id, candidate_id, role_id, level_id, status, warnings, decision,
+             decision_rationale, decided_at, created_at)
+        SELECT l.loop_id, ci.id, %(role)s, %(level)s,
+               CASE WHEN l.decision IS NULL THEN %(debrief)s ELSE %(decided)s END, '[]'::jsonb,
+               coalesce(l.decision, ''),
+               CASE WHEN l.decision IS NULL THEN '' ELSE %(imported)s END,
+               CASE WHEN l.decision IS NULL THEN NULL ELSE coalesce(l.interviewed_at, %(now)s) END,
+               %(now)s
+        FROM import_loop l JOIN import_candidate_id ci ON ci.c = l.c
+        ORDER BY l.loop_id
+        """,
+        {"role": role.pk, "level": level.pk, "debrief": debrief, "decided": decided,
+         "imported": IMPORTED, "now": now},
+    )  # fmt: skip
+    cur.execute(
+        f"""
+        INSERT INTO {Interview._meta.db_table}
+            (id, loop_id, "order", title, minutes, competencies, scheduled_start, scheduled_end,
+             created_at)
+        SELECT interview_id, loop_id, 1, 'Imported interview', 60, '[]'::jsonb, interviewed_at,
+               interviewed_at + interval '1 hour', %(now)s
+        FROM import_loop ORDER BY interview_id
+        """,
+        {"now": now},
+    )
+    cur.execute(
+        f"""
+        INSERT INTO {InterviewQuestion._meta.db_table}
+            (id, interview_id, loop_id, question_id, version_id, "order", reason, assigned_at)
+        SELECT a.item_id, l.interview_id, l.loop_id, qi.id, qi.version_id, a."order", 'imported',
+               %(now)s
+        FROM import_item a JOIN import_loop l ON l.c = a.c JOIN import_question_id qi ON qi.q = a.q
+        ORDER BY a.item_id
+        """,
+        {"now": now},
+    )
+    cur.execute(
+        f"""
+        INSERT INTO {Panelist._meta.db_table} (interview_id, user_id, is_shadow)
+        SELECT l.interview_id, u.id, false
+        FROM import_card s JOIN import_loop l ON l.c = s.c JOIN import_user_id u ON u.i = s.i
+        ORDER BY s.scorecard_id
+        """
+    )
+    cur.execute(
+        f"""
+        INSERT INTO {Scorecard._meta.db_table}
+            (id, interview_id, interviewer_id, is_shadow, status, recommendation, summary,
+             created_at, updated_at, submitted_at)
+        SELECT s.scorecard_id, l.interview_id, u.id, false, %(submitted)s,
+               coalesce(s.recommendation, ''), '', %(now)s, %(now)s,
+               coalesce(l.interviewed_at, %(now)s)
+        FROM import_card s JOIN import_loop l ON l.c = s.c JOIN import_user_id u ON u.i = s.i
+        ORDER BY s.scorecard_id
+        """,
+        {"submitted": Scorecard.Status.SUBMITTED.value, "now": now},
+    )
+    cur.execute(
+        f"""
+        INSERT INTO {QuestionRating._meta.db_table}
+            (scorecard_id, item_id, version_id, rating, not_asked, not_asked_reason, notes)
+        SELECT s.scorecard_id, a.item_id, qi.version_id, r.rating, false, '', ''
+        FROM import_norm r
+        JOIN import_card s ON s.c = r.c AND s.i = r.i
+        JOIN import_item a ON a.c = r.c AND a.q = r.q
+        JOIN import_question_id qi ON qi.q = r.q
+        """
+    )

@@ -1,0 +1,338 @@
+"""Reads for calibration: snapshots, the dashboard's view of one, runs and exercises."""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Prefetch, QuerySet, Subquery
+from django.db.models.fields.json import KT
+from django.shortcuts import get_object_or_404
+
+from kit.models import Level, Role, RubricItem
+from kit.permissions import is_lead
+from scoring.calibration import stats
+from scoring.models import (
+    CalibrationExercise,
+    CalibrationJob,
+    CalibrationSnapshot,
+    ExerciseRating,
+    ReferenceAnswer,
+)
+
+User = AbstractBaseUser | AnonymousUser
+
+
+# --- calibration ----------------------------------------------------------------------------
+
+
+def latest_snapshot(*, role: Role, level: Level | None = None) -> CalibrationSnapshot | None:
+    return (
+        CalibrationSnapshot.objects.filter(role=role, level=level)
+        .order_by("-computed_at", "-id")
+        .first()
+    )
+
+
+def snapshot_history(
+    *, role: Role, level: Level | None = None, limit: int = 50
+) -> list[CalibrationSnapshot]:
+    return list(
+        CalibrationSnapshot.objects.filter(role=role, level=level)
+        .select_related("role", "level")
+        .order_by("-computed_at", "-id")
+        .defer("result")[:limit]
+    )
+
+
+def trend(*, role: Role, level: Level | None = None, limit: int = 30) -> list[dict[str, Any]]:
+    """Return the reliability figures of past snapshots, oldest first, for the trend chart."""
+    # Read the three figures out of the JSON in the database, not whole results.
+    rows = (
+        CalibrationSnapshot.objects.filter(role=role, level=level)
+        .order_by("-computed_at", "-id")
+        .values_list(
+            "computed_at",
+            KT("result__reliability__krippendorff_alpha__interval"),
+            KT("result__reliability__g_qk"),
+            KT("result__inputs__ratings"),
+        )[:limit]
+    )
+    return [
+        {
+            "computed_at": computed_at.isoformat(),
+            "alpha": _number(alpha),
+            "g_qk": _number(g_qk),
+            "ratings": _number(ratings),
+        }
+        for computed_at, alpha, g_qk, ratings in reversed(list(rows))
+    ]
+
+
+def _number(text: str | None) -> float | None:
+    return None if text in (None, "", "null") else float(text)
+
+
+def display_names(usernames: Iterable[str]) -> dict[str, str]:
+    """Return each username's full name (the username itself where none is set), in one query."""
+    names = {username: username for username in usernames}
+    people = get_user_model().objects.filter(username__in=list(names))
+    for username, first, last in people.values_list("username", "first_name", "last_name"):
+        names[username] = f"{first} {last}".strip() or username
+    return names
+
+
+def checked_since(*, snapshot: CalibrationSnapshot) -> datetime | None:
+    """Return when the last run of the snapshot's role that started after it was
+    computed finished, if any: such a run found no new ratings and kept it."""
+    done = CalibrationJob.objects.filter(
+        role_id=snapshot.role_id,
+        status=CalibrationJob.Status.DONE,
+        started_at__gt=snapshot.computed_at,
+    )
+    return done.order_by("-finished_at").values_list("finished_at", flat=True).first()
+
+
+def _core_points(question_ids: Iterable[int]) -> dict[int, set[str]]:
+    """Return the texts of each question's core rubric items (any version), in one query."""
+    points: dict[int, set[str]] = {}
+    rows = RubricItem.objects.filter(
+        version__question_id__in=list(question_ids), kind=RubricItem.Kind.CORE
+    ).values_list("version__question_id", "text")
+    for qid, text in rows:
+        points.setdefault(qid, set()).add(text)
+    return points
+
+
+def for_dashboard(result: dict[str, Any]) -> dict[str, Any]:
+    """Return a copy of a snapshot's result as the dashboard reads it (the stored JSON
+    is left as it is):
+
+    1. each question with its `least_hit` core point: a red flag or a strong answer's
+       extra rarely ticked is as it should be, so neither counts;
+    2. candidates strongest first, the order a debrief reads them in.
+    """
+    questions = result.get("questions", [])
+    core = _core_points(row["question_id"] for row in questions if "question_id" in row)
+    rows = []
+    for row in questions:
+        points = core.get(row.get("question_id"), set())
+        hits = [hit for hit in row.get("rubric_hit_rates", {}).items() if hit[0] in points]
+        rows.append({**row, "least_hit": sorted(hits, key=lambda hit: hit[1])[:1]})
+    candidates = sorted(
+        result.get("candidates", []),
+        key=lambda r: (r.get("adjusted") is None, -(r.get("adjusted") or 0)),
+    )
+    return {**result, "questions": rows, "candidates": candidates}
+
+
+def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:
+    """Return what of a snapshot the user may see: all for leads, their own row for others."""
+    if is_lead(user):
+        return result
+    username = user.get_username() if user.is_authenticated else None
+    return {
+        **{k: v for k, v in result.items() if k not in ("interviewers", "questions", "candidates")},
+        "interviewers": [r for r in result.get("interviewers", []) if r["interviewer"] == username],
+        "questions": [],
+        "candidates": [],
+    }
+
+
+def calibration_job_get(*, pk: int) -> CalibrationJob:
+    return get_object_or_404(CalibrationJob.objects.select_related("role"), pk=pk)
+
+
+# --- calibration exercises ----------------------------------------------------------------
+
+
+def exercises_for(*, user: User) -> QuerySet[CalibrationExercise]:
+    """Return the exercises a lead runs (all) or an interviewer is invited to."""
+    exercises = CalibrationExercise.objects.select_related(
+        "version__question", "created_by"
+    ).annotate(n_answers=Count("answers", distinct=True))
+    if is_lead(user):
+        return exercises
+    return exercises.filter(participants=user)  # type: ignore[misc]
+
+
+def exercise_get(*, user: User, pk: int) -> CalibrationExercise:
+    """Return the exercise for a lead or a participant; 404 for anyone else."""
+    return get_object_or_404(
+        exercises_for(user=user).prefetch_related(
+            Prefetch("answers", queryset=ReferenceAnswer.objects.prefetch_related("key_checked")),
+            Prefetch("version__rubric", queryset=RubricItem.objects.order_by("order")),
+            "participants",
+        ),
+        pk=pk,
+    )
+
+
+def own_exercise_ratings(*, user: User, exercise: CalibrationExercise) -> dict[int, ExerciseRating]:
+    """Return the user's scores in the exercise by answer id (no one else's: scoring is blind)."""
+    scores = ExerciseRating.objects.filter(
+        answer__exercise=exercise,
+        interviewer=user,  # type: ignore[misc]
+    ).prefetch_related("checked")
+    return {score.answer_id: score for score in scores}
+
+
+@dataclass
+class ParticipantRow:
+    user: Any
+    rated: int
+    vs_median: float | None
+    vs_key: float | None
+    abs_vs_key: float | None
+    missed: list[tuple[str, int]]
+
+
+@dataclass
+class AnswerRow:
+    answer: ReferenceAnswer
+    key: int
+    median: float | None
+    low: int | None
+    high: int | None
+    n: int
+
+
+@dataclass
+class ExerciseReport:
+    exercise: CalibrationExercise
+    answers: list[AnswerRow]
+    participants: list[ParticipantRow]
+    icc: dict[str, Any] | None
+    complete: list[Any]
+
+
+def exercise_report(*, exercise: CalibrationExercise) -> ExerciseReport:
+    """Return how each participant scored against the panel median and the lead's key.
+
+    1. The complete grid is the answers by the participants who scored all of them;
+       the six Shrout and Fleiss ICCs are computed on it when it has 2+ of each.
+    2. Per participant: mean signed gap to each answer's panel median and to
+       the key (positive = more generous), mean absolute gap to the key, and
+       the key's rubric items they did not tick, most missed first.
+    """
+    answers = list(exercise.answers.all())
+    scores = list(
+        ExerciseRating.objects.filter(answer__exercise=exercise)
+        .select_related("interviewer")
+        .prefetch_related("checked")
+    )
+    by_answer: dict[int, list[ExerciseRating]] = {a.pk: [] for a in answers}
+    for score in scores:
+        by_answer[score.answer_id].append(score)
+    medians = {
+        pk: float(np.median([s.rating for s in group])) if group else None
+        for pk, group in by_answer.items()
+    }
+    key = {a.pk: a for a in answers}
+    answer_rows = [
+        AnswerRow(
+            answer=a,
+            key=a.key_rating,
+            median=medians[a.pk],
+            low=min((s.rating for s in by_answer[a.pk]), default=None),
+            high=max((s.rating for s in by_answer[a.pk]), default=None),
+            n=len(by_answer[a.pk]),
+        )
+        for a in answers
+    ]
+    people = sorted(exercise.participants.all(), key=lambda u: u.username)
+    rows = []
+    for person in people:
+        mine = [s for s in scores if s.interviewer_id == person.pk]
+        missed: dict[str, int] = {}
+        for score in mine:
+            ticked = {c.pk for c in score.checked.all()}
+            for item in key[score.answer_id].key_checked.all():
+                if item.pk not in ticked:
+                    missed[item.text] = missed.get(item.text, 0) + 1
+        gaps_median = [s.rating - medians[s.answer_id] for s in mine]
+        gaps_key = [s.rating - key[s.answer_id].key_rating for s in mine]
+        rows.append(
+            ParticipantRow(
+                user=person,
+                rated=len(mine),
+                vs_median=round(float(np.mean(gaps_median)), 3) if mine else None,
+                vs_key=round(float(np.mean(gaps_key)), 3) if mine else None,
+                abs_vs_key=round(float(np.mean(np.abs(gaps_key))), 3) if mine else None,
+                missed=sorted(missed.items(), key=lambda kv: (-kv[1], kv[0])),
+            )
+        )
+    complete = [row.user for row in rows if row.rated == len(answers)]
+    icc = None
+    if len(answers) >= 2 and len(complete) >= 2:
+        lookup = {(s.answer_id, s.interviewer_id): s.rating for s in scores}
+        grid = np.array(
+            [[lookup[(a.pk, u.pk)] for u in complete] for a in answers], dtype=np.float64
+        )
+        result = stats.icc(grid)
+        icc = {
+            "values": stats.to_jsonable(result.values, 3),
+            "ci95": stats.to_jsonable(result.ci95, 3),
+        }
+    return ExerciseReport(
+        exercise=exercise, answers=answer_rows, participants=rows, icc=icc, complete=complete
+    )
+
+
+# --- a loop's panel, adjusted --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PanelCalibration:
+    """A loop's counted ratings as given and as an average interviewer would have
+    given them, from each interviewer's severity in the role's newest calibration."""
+
+    computed_at: datetime
+    mean: stats.SeverityAdjusted
+    scale_max: int
+
+
+def panel_calibration(
+    *, role_id: int, ratings: Sequence[tuple[int, str, float, int]]
+) -> PanelCalibration | None:
+    """Adjust a loop's ratings, (interviewer id, username, rating, scale) each, for
+    their interviewers' severity in the role's newest role-wide calibration.
+
+    Severity is in rating points, so only ratings on one scale are adjusted: None
+    when the ratings use different scales, when there are none, or before the role
+    has a calibration. Leads read each interviewer's severity itself on the
+    calibration page; the debrief shows only the panel's mean.
+    """
+    scales = {scale for _, _, _, scale in ratings}
+    if len(scales) != 1:
+        return None
+    # The newest snapshot's id first: only its interviewer rows are read, not the
+    # JSON of every snapshot the role has.
+    role_wide = CalibrationSnapshot.objects.filter(role_id=role_id, level=None)
+    newest = (
+        CalibrationSnapshot.objects.filter(
+            pk=Subquery(role_wide.order_by("-computed_at", "-id").values("pk")[:1])
+        )
+        .values_list("computed_at", "result__interviewers")
+        .first()
+    )
+    if newest is None:
+        return None
+    computed_at, calibrated = newest
+    # Matched by user id (snapshots before ids were stored: by username).
+    usernames = {pk: username for pk, username, _, _ in ratings}
+    by_id = {r["interviewer_id"]: r for r in calibrated or [] if "interviewer_id" in r}
+    by_name = {r["interviewer"]: r for r in calibrated or []}
+    severity = {
+        pk: (by_id.get(pk) or by_name.get(name) or {}).get("severity")
+        for pk, name in usernames.items()
+    }
+    (scale_max,) = scales
+    who = [pk for pk, _, _, _ in ratings]
+    values = [rating for _, _, rating, _ in ratings]
+    mean = stats.severity_adjusted_mean(who, values, severity, scale=(1.0, float(scale_max)))
+    assert mean is not None  # there are ratings
+    return PanelCalibration(computed_at=computed_at, mean=mean, scale_max=scale_max)

@@ -1,0 +1,31 @@
+from rest_framework import serializers
+
+
+class CalibrationScopeSerializer(serializers.Serializer):
+    role = serializers.CharField(help_text="role name, e.g. AI Infrastructure Engineer")
+    level = serializers.CharField(required=False, help_text="level name, e.g. L5; omit for all")
+
+
+class SnapshotSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    role = serializers.CharField(source="role.name")
+    level = serializers.CharField(source="level.name", allow_null=True, default=None)
+    computed_at = serializers.DateTimeField()
+    watermark = serializers.CharField()
+
+
+class CalibrationJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    role = serializers.CharField(source="role.name")
+    status = serializers.CharField()
+    progress = serializers.IntegerField(help_text="percent done")
+    stage = serializers.CharField()
+    requested_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    error = serializers.CharField()
+    snapshot = serializers.IntegerField(source="snapshot_id", allow_null=True)
+
+
+class CalibrationRunInputSerializer(serializers.Serializer):
+    role = serializers.CharField()

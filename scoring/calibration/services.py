@@ -1,0 +1,352 @@
+"""Writes for calibration: requesting and running jobs, the nightly sweep, historical
+imports and calibration exercises."""
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+import numpy as np
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, User
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from config import sql
+from config.exceptions import ApplicationError, Conflict
+from kit import services as kit_services
+from kit.models import Level, Question, QuestionVersion, Role
+from kit.services import audit_event_record as audit
+from scoring.calibration import history
+from scoring.calibration import jobs as calibration_jobs
+from scoring.calibration import ratings as calibration_ratings
+from scoring.calibration.jobs import Progress
+from scoring.models import CalibrationExercise, CalibrationJob, ExerciseRating, ReferenceAnswer
+
+log = logging.getLogger(__name__)
+
+
+# --- calibration ----------------------------------------------------------------------------
+
+
+def calibration_request(*, role: Role, by: AbstractBaseUser | None = None) -> CalibrationJob:
+    """Ask for a recalculation of the role, collapsing bursts into one run.
+
+    1. If a job for the role is already queued (not yet started), it will read
+       the newest ratings when it runs: return it and enqueue nothing.
+    2. Otherwise create a queued job (a partial unique index allows one per
+       role, so two concurrent requests cannot both create one) and publish its
+       task after the transaction commits, delayed a few seconds so a burst of
+       submissions lands in the same run.
+    """
+    # Plain SQL: this runs on every submission.
+    queued = sql.row(
+        f"SELECT {sql.columns(CalibrationJob, 'j')} FROM scoring_calibrationjob j"
+        " WHERE j.role_id = %s AND j.status = %s",
+        [role.pk, CalibrationJob.Status.QUEUED],
+    )
+    if queued is not None:
+        return sql.from_row(CalibrationJob, queued)
+    try:
+        with transaction.atomic():
+            job = CalibrationJob.objects.create(role=role, requested_by=by)
+    except IntegrityError:
+        return CalibrationJob.objects.get(role=role, status=CalibrationJob.Status.QUEUED)
+    transaction.on_commit(lambda: _publish(job.pk))
+    return job
+
+
+def _publish(job_id: int) -> None:
+    from scoring.tasks import calibrate_task
+
+    try:
+        calibrate_task.apply_async(args=[job_id], countdown=settings.CALIBRATION_COLLAPSE_SECONDS)
+    except Exception:
+        # The broker is down: the job stays queued in the database and the
+        # sweeper publishes it again once the broker is back. Submitting must not fail.
+        log.warning("could not publish calibration job %s; it stays queued", job_id, exc_info=True)
+
+
+def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> CalibrationJob | None:
+    """Run a queued (or redelivered) calibration job; a finished job is left alone.
+
+    1. Claim the job with a conditional UPDATE; a job already done is a no-op,
+       so a task delivered twice stores nothing twice.
+    2. Store the role-wide snapshot, then one per level that has ratings; each
+       is keyed by its inputs watermark, so unchanged inputs add no snapshot.
+    3. Record progress on the job row as it goes, for the page to show.
+    """
+    now = timezone.now()
+    claimed = (
+        CalibrationJob.objects.filter(pk=job_id)
+        .exclude(status=CalibrationJob.Status.DONE)
+        .update(status=CalibrationJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
+    )
+    if not claimed:
+        return None
+    job = CalibrationJob.objects.select_related("role").get(pk=job_id)
+
+    def report(pct: int, stage: str) -> None:
+        CalibrationJob.objects.filter(pk=job_id).update(progress=pct, stage=stage[:80])
+        if progress:
+            progress(pct, stage)
+
+    try:
+        marks = calibration_ratings.watermarks(job.role)
+        # The watermarks are keyed by the levels with ratings: no join over the
+        # role's scorecards (most of a second on a million ratings) to find them.
+        levels = list(Level.objects.filter(pk__in=[pk for pk in marks if pk]).order_by("rank"))
+        scopes: list[Level | None] = [None, *levels]
+        # Read the role's ratings once, and only if some scope has new inputs.
+        fresh = any(calibration_jobs.stored(job.role, s, marks[s and s.pk]) is None for s in scopes)
+        data = calibration_ratings.load_ratings(job.role) if fresh else None
+        share = 90 // len(scopes)
+        main = None
+        for n, level in enumerate(scopes):
+            base = 5 + n * share
+            label = level.name if level else "all levels"
+
+            def scoped(pct: int, stage: str, base: int = base, label: str = label) -> None:
+                report(base + pct * share // 100, f"{label}: {stage}")
+
+            # A level holding every rating of the role has the role's very result.
+            whole = (
+                main is not None
+                and data is not None
+                and level is not None
+                and int(np.count_nonzero(data.level == level.pk)) == data.rating.size
+            )
+            snapshot, _ = calibration_jobs.snapshot_store(
+                role=job.role,
+                level=level,
+                progress=scoped,
+                data=data,
+                mark=marks[level and level.pk],
+                same_as=main.result if whole and main is not None else None,
+            )
+            main = main or snapshot
+    except Exception as exc:
+        CalibrationJob.objects.filter(pk=job_id).update(
+            status=CalibrationJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000]
+        )
+        raise
+    CalibrationJob.objects.filter(pk=job_id).update(
+        status=CalibrationJob.Status.DONE,
+        finished_at=timezone.now(),
+        progress=100,
+        stage="done",
+        snapshot=main,
+        error="",
+    )
+    job.refresh_from_db()
+    # The stored snapshot, as just written: not its megabytes read back and parsed.
+    job.snapshot = main
+    return job
+
+
+def calibration_request_all() -> int:
+    """Queue a recalculation for every role with submitted ratings (the nightly run)."""
+    roles = Role.objects.filter(loops__interviews__scorecards__status="submitted").distinct()
+    return sum(1 for role in roles if calibration_request(role=role))
+
+
+# A job claimed this many times without finishing crashes whoever runs it: stop.
+CALIBRATION_MAX_ATTEMPTS = 5
+
+
+def calibration_sweep(*, older_than_seconds: int = 60, stuck_after_seconds: int = 1800) -> int:
+    """Publish again the jobs still queued long after their task should have run,
+    and the jobs running so long that their task must have been lost.
+
+    Covers a broker that was down when the job was requested (the job waited in
+    the database and runs once the broker is back) and a broker restarted
+    without its data while a job ran (the unacknowledged task is gone, so no
+    redelivery will come). Claiming makes a duplicate publish harmless, and a
+    rerun stores nothing twice (snapshots are keyed by their inputs). A job
+    claimed CALIBRATION_MAX_ATTEMPTS times without finishing is marked failed.
+    """
+    now = timezone.now()
+    stuck = CalibrationJob.objects.filter(
+        status=CalibrationJob.Status.RUNNING,
+        started_at__lte=now - timedelta(seconds=stuck_after_seconds),
+    )
+    stuck.filter(attempts__gte=CALIBRATION_MAX_ATTEMPTS).update(
+        status=CalibrationJob.Status.FAILED,
+        finished_at=now,
+        error=f"Gave up after {CALIBRATION_MAX_ATTEMPTS} attempts that never finished.",
+    )
+    cutoff = now - timedelta(seconds=older_than_seconds)
+    stranded = list(
+        CalibrationJob.objects.filter(
+            Q(status=CalibrationJob.Status.QUEUED, requested_at__lte=cutoff)
+            | Q(pk__in=stuck.filter(attempts__lt=CALIBRATION_MAX_ATTEMPTS).values("pk"))
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    for job_id in stranded:
+        _publish(job_id)
+    return len(stranded)
+
+
+def calibration_run_now(*, role: Role, by: AbstractBaseUser | None = None) -> CalibrationJob:
+    """Run a calibration of the role in this process (the `calibrate` command's path).
+
+    The job row is created already running, so it neither waits for nor blocks
+    the queued job a worker may be about to take; both store by watermark, so
+    identical inputs still give one snapshot.
+    """
+    job = CalibrationJob.objects.create(
+        role=role, requested_by=by, status=CalibrationJob.Status.RUNNING
+    )
+    finished = calibration_job_run(job_id=job.pk)
+    assert finished is not None
+    return finished
+
+
+# --- historical scorecards ---------------------------------------------------------------
+
+
+@transaction.atomic
+def scorecards_import(
+    *,
+    path: str,
+    role_name: str | None = None,
+    level_name: str | None = None,
+    scale_max: int = 4,
+    progress: Callable[[str, int], None] | None = None,
+) -> history.HistoryImportResult:
+    """Import historical ratings from a CSV file in one transaction, then queue a recalculation.
+
+    The role (`role_name`, created if new; else the only role) and the level
+    (`level_name`, else the lowest) are resolved inside the transaction, so a
+    refused file creates neither. See scoring.history for the rules and the two
+    import paths.
+    """
+    role, level = history.import_scope(role_name, level_name)
+    result = history.ratings_import(
+        path=path, role=role, level=level, scale_max=scale_max,
+        progress=progress or (lambda stage, n: None),
+    )  # fmt: skip
+    calibration_request(role=role)
+    return result
+
+
+# --- calibration exercises ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnswerInput:
+    transcript: str
+    key_rating: int
+    key_checked: tuple[int, ...] = ()
+
+
+def _check_rubric(version: QuestionVersion, ids: Sequence[int], where: str) -> None:
+    foreign = sorted(set(ids) - {r.pk for r in version.rubric.all()})
+    if foreign:
+        raise ApplicationError(
+            f"{where}: rubric item {foreign[0]} does not belong to this question."
+        )
+
+
+@transaction.atomic
+def exercise_create(
+    *,
+    title: str,
+    question: Question,
+    answers: Sequence[AnswerInput],
+    participants: Sequence[User],
+    by: AbstractBaseUser,
+) -> CalibrationExercise:
+    """Create an exercise on the question's current version, its answers keyed by the lead."""
+    if not title.strip():
+        raise ApplicationError("Give the exercise a title.")
+    version = question.current
+    assert version is not None
+    if len(answers) < 2:
+        raise ApplicationError("An exercise needs at least two reference answers.")
+    if not participants:
+        raise ApplicationError("Invite at least one interviewer.")
+    for n, answer in enumerate(answers, start=1):
+        if not answer.transcript.strip():
+            raise ApplicationError(f"answer {n}: the transcript is empty.")
+        if not 1 <= answer.key_rating <= version.scale_max:
+            raise ApplicationError(
+                f"answer {n}: key rating {answer.key_rating} is outside the scale "
+                f"1–{version.scale_max}."
+            )
+        _check_rubric(version, answer.key_checked, f"answer {n}")
+    exercise = CalibrationExercise.objects.create(
+        title=title.strip(), version=version, created_by=by
+    )
+    exercise.participants.set(participants)
+    for n, answer in enumerate(answers, start=1):
+        reference = ReferenceAnswer.objects.create(
+            exercise=exercise, order=n, transcript=answer.transcript.strip(),
+            key_rating=answer.key_rating,
+        )  # fmt: skip
+        reference.key_checked.set(answer.key_checked)
+    kit_services.question_version_mark_used(version=version)
+    return exercise
+
+
+@transaction.atomic
+def exercise_rate(
+    *,
+    answer: ReferenceAnswer,
+    by: AbstractBaseUser,
+    rating: int,
+    checked: Sequence[int] = (),
+) -> ExerciseRating:
+    """Record (or change, while the exercise is open) a participant's score of one answer."""
+    # Read the status under a lock: the lead may have closed it since `answer` was loaded.
+    exercise = (
+        CalibrationExercise.objects.select_for_update()
+        .select_related("version")
+        .get(pk=answer.exercise_id)
+    )
+    if not exercise.participants.filter(pk=by.pk).exists():
+        raise ApplicationError("You are not invited to this exercise.")
+    if exercise.status != CalibrationExercise.Status.OPEN:
+        raise Conflict("This exercise is closed; its scores can no longer change.")
+    scale = exercise.version.scale_max
+    if not 1 <= rating <= scale:
+        raise ApplicationError(
+            f"answer {answer.order}: rating {rating} is outside the scale 1–{scale}."
+        )
+    _check_rubric(exercise.version, checked, f"answer {answer.order}")
+    score, _ = ExerciseRating.objects.update_or_create(
+        answer=answer, interviewer=by, defaults={"rating": rating}
+    )
+    score.checked.set(checked)
+    return score
+
+
+@transaction.atomic
+def exercise_score(
+    *,
+    exercise: CalibrationExercise,
+    by: AbstractBaseUser,
+    scores: Sequence[tuple[int, int, Sequence[int]]],
+) -> None:
+    """Record a participant's scores, (answer id, rating, rubric ids) each: all or none."""
+    answers = {a.pk: a for a in exercise.answers.all()}
+    for answer_id, rating, checked in scores:
+        if answer_id not in answers:
+            raise ApplicationError(f"answer {answer_id} is not in this exercise.")
+        exercise_rate(answer=answers[answer_id], by=by, rating=rating, checked=checked)
+
+
+@transaction.atomic
+def exercise_close(*, exercise: CalibrationExercise, by: AbstractBaseUser) -> CalibrationExercise:
+    # A conditional update: of two closes racing (a double click), one wins.
+    closed = CalibrationExercise.objects.filter(
+        pk=exercise.pk, status=CalibrationExercise.Status.OPEN
+    ).update(status=CalibrationExercise.Status.CLOSED)
+    if not closed:
+        raise Conflict("This exercise is already closed.")
+    exercise.status = CalibrationExercise.Status.CLOSED
+    audit(actor=by, action="exercise.closed", target=str(exercise))
+    return exercise

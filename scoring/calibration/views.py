@@ -1,0 +1,271 @@
+"""Pages for calibration: the dashboard, starting a run, the CSV export, exercises."""
+
+import csv
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+
+from config.exceptions import ApplicationError
+from interviews.forms import interviewer_choices
+from kit import services as kit_services
+from kit.models import Level, Question, Role
+from kit.permissions import is_lead
+from scoring.anchors import anchors
+from scoring.calibration import selectors, services
+from scoring.models import CalibrationJob
+
+
+def _calibration_scope(request: HttpRequest) -> tuple[Role | None, Level | None]:
+    role = Role.objects.filter(pk=request.GET.get("role") or 0).first()
+    if role is None:
+        role = Role.objects.filter(snapshots__isnull=False).distinct().order_by("name").first()
+    level = Level.objects.filter(pk=request.GET.get("level") or 0).first()
+    return role, level
+
+
+@login_required
+def calibration(request: HttpRequest) -> HttpResponse:
+    """The calibration dashboard: leads see the panel; others see their own row."""
+    role, level = _calibration_scope(request)
+    snapshot = selectors.latest_snapshot(role=role, level=level) if role else None
+    result = (
+        selectors.result_visible_to(user=request.user, result=snapshot.result) if snapshot else None
+    )
+    job = None
+    if request.GET.get("job") and is_lead(request.user):
+        job = CalibrationJob.objects.filter(pk=request.GET["job"]).first()
+    charts = None
+    if result:
+        result = selectors.for_dashboard(result)
+        # The snapshot keeps usernames (its JSON contract); people read names.
+        names = selectors.display_names(row["interviewer"] for row in result["interviewers"])
+        for row in result["interviewers"]:
+            row["name"] = names[row["interviewer"]]
+        charts = {
+            "interviewers": [
+                {
+                    # Unique per row (two people may share a name): the chart keys on it.
+                    "name": row["interviewer"]
+                    if row["name"] == row["interviewer"]
+                    else f"{row['name']} ({row['interviewer']})",
+                    "severity": row["severity"],
+                    "severity_se": row["severity_se"],
+                    "leniency": row["leniency"],
+                    "leniency_ci": row["leniency_ci"],
+                }
+                for row in result["interviewers"]
+            ],
+            "candidates": [
+                {"name": row["candidate"], "raw": row["raw_mean"], "adjusted": row["adjusted"]}
+                for row in result["candidates"]
+            ],
+            "trend": selectors.trend(role=role, level=level) if is_lead(request.user) else [],
+        }
+    return render(
+        request,
+        "scoring/calibration.html",
+        {
+            "roles": Role.objects.order_by("name"),
+            "levels": Level.objects.order_by("rank"),
+            "role": role,
+            "level": level,
+            "snapshot": snapshot,
+            "result": result,
+            "charts": charts,
+            "job": job,
+            "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
+            "full": is_lead(request.user),
+        },
+    )
+
+
+@login_required
+@require_POST
+def calibration_run(request: HttpRequest) -> HttpResponse:
+    if not is_lead(request.user):
+        raise Http404
+    role = get_object_or_404(Role, pk=request.POST.get("role") or 0)
+    job = services.calibration_request(role=role, by=request.user)
+    query = urlencode({"role": role.pk, "level": request.POST.get("level", ""), "job": job.pk})
+    return redirect(f"{reverse('scoring:calibration')}?{query}")
+
+
+EXPORT_COLUMNS = {
+    "interviewers": ["interviewer", "ratings", "mean", "leniency", "leniency_ci_low",
+                     "leniency_ci_high", "severity", "severity_se", "agreement", "comparable",
+                     "flag"],
+    "questions": ["question", "ratings", "mean", "sd", "discrimination",
+                  "discrimination_decision", "asked_30_days", "asked_90_days", "flag"],
+    "candidates": ["candidate", "ratings", "raw_mean", "adjusted", "adjusted_se"],
+}  # fmt: skip
+# Columns that take one part of a snapshot field, so that every cell is one number a
+# spreadsheet can use: (field, index or key).
+EXPORT_PARTS: dict[str, tuple[str, int | str]] = {
+    "leniency_ci_low": ("leniency_ci", 0),
+    "leniency_ci_high": ("leniency_ci", 1),
+    "asked_30_days": ("exposure", "last_30_days"),
+    "asked_90_days": ("exposure", "last_90_days"),
+}
+
+
+@login_required
+def calibration_export(request: HttpRequest) -> HttpResponse:
+    """Download one table of the latest snapshot as CSV (leads); the export is audited."""
+    if not is_lead(request.user):
+        raise Http404
+    role, level = _calibration_scope(request)
+    section = request.GET.get("table", "interviewers")
+    snapshot = selectors.latest_snapshot(role=role, level=level) if role else None
+    if snapshot is None or section not in EXPORT_COLUMNS:
+        raise Http404
+    columns = EXPORT_COLUMNS[section]
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    name = f"calibration-{role.name}-{level.name if level else 'all'}-{section}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{slugify(name[:-4])}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(columns)
+    for row in snapshot.result.get(section, []):
+        writer.writerow([_csv_value(row, column) for column in columns])
+    kit_services.audit_event_record(
+        actor=request.user,
+        action="calibration.exported",
+        target=f"{role} {level or 'all levels'}",
+        table=section,
+        snapshot=snapshot.pk,
+    )
+    return response
+
+
+def _csv_value(row: dict[str, Any], column: str) -> object:
+    field, part = EXPORT_PARTS.get(column, (column, None))
+    value = row.get(field)
+    if part is not None and value is not None:
+        value = value[part]  # type: ignore[index]
+    return "" if value is None else value
+
+
+# --- calibration exercises ----------------------------------------------------------------
+
+
+@login_required
+def exercise_list(request: HttpRequest) -> HttpResponse:
+    exercises = selectors.exercises_for(user=request.user)
+    return render(
+        request,
+        "scoring/exercise_list.html",
+        {"exercises": exercises, "lead": is_lead(request.user)},
+    )
+
+
+@login_required
+def exercise_new(request: HttpRequest) -> HttpResponse:
+    """Pick a question, write the reference answers with their key, invite interviewers."""
+    if not is_lead(request.user):
+        raise Http404
+    questions = Question.objects.filter(status=Question.Status.ACTIVE).order_by("title")
+    chosen = request.GET.get("question", "")
+    question = (
+        questions.select_related("current").filter(pk=chosen).first() if chosen.isdigit() else None
+    )
+    raw = request.GET.get("answers", "3")
+    count = min(max(int(raw), 2), 8) if raw.isdigit() else 3
+    people = interviewer_choices()
+    values: dict[str, Any] = {}
+    if request.method == "POST" and question is not None:
+        values = request.POST
+        try:
+            answers = [
+                services.AnswerInput(
+                    transcript=request.POST.get(f"a{n}-transcript", ""),
+                    key_rating=int(request.POST.get(f"a{n}-key") or 0),
+                    key_checked=tuple(int(v) for v in request.POST.getlist(f"a{n}-checked")),
+                )
+                for n in range(1, count + 1)
+            ]
+            chosen = {str(u.pk) for u in people} & set(request.POST.getlist("participants"))
+            exercise = services.exercise_create(
+                title=request.POST.get("title", ""),
+                question=question,
+                answers=answers,
+                participants=[u for u in people if str(u.pk) in chosen],
+                by=request.user,
+            )
+            messages.success(
+                request, "Exercise created; the invited interviewers can score it now."
+            )
+            return redirect("scoring:exercise", exercise.pk)
+        except ValueError:
+            messages.error(request, "A key rating or rubric item is not a number.")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    rubric = list(question.current.rubric.all()) if question else []
+    scale = range(1, question.current.scale_max + 1) if question else range(0)
+    return render(
+        request,
+        "scoring/exercise_new.html",
+        {
+            "questions": questions,
+            "question": question,
+            "rubric": rubric,
+            "scale": scale,
+            "slots": range(1, count + 1),
+            "people": people,
+            "values": values,
+        },
+    )
+
+
+@login_required
+def exercise_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """Participants score each answer blind; the lead reads the report."""
+    exercise = selectors.exercise_get(user=request.user, pk=pk)
+    participant = any(u.pk == request.user.pk for u in exercise.participants.all())
+    if request.method == "POST":
+        if request.POST.get("action") == "close" and is_lead(request.user):
+            try:
+                services.exercise_close(exercise=exercise, by=request.user)
+                messages.success(request, "Exercise closed.")
+            except ApplicationError as exc:
+                messages.error(request, exc.message)
+            return redirect("scoring:exercise", exercise.pk)
+        if not participant:
+            raise PermissionDenied("Only invited interviewers score this exercise.")
+        try:
+            scores = [
+                (
+                    answer.pk,
+                    int(request.POST[f"a{answer.pk}-rating"]),
+                    [int(v) for v in request.POST.getlist(f"a{answer.pk}-checked")],
+                )
+                for answer in exercise.answers.all()
+                if request.POST.get(f"a{answer.pk}-rating")
+            ]
+            services.exercise_score(exercise=exercise, by=request.user, scores=scores)
+            messages.success(request, "Scores saved.")
+            return redirect("scoring:exercise", exercise.pk)
+        except ValueError:
+            messages.error(request, "A rating or rubric item is not a number.")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    report = selectors.exercise_report(exercise=exercise) if is_lead(request.user) else None
+    mine = selectors.own_exercise_ratings(user=request.user, exercise=exercise)
+    return render(
+        request,
+        "scoring/exercise.html",
+        {
+            "exercise": exercise,
+            "report": report,
+            "participant": participant,
+            "mine": mine,
+            "anchors": anchors(exercise.version.scale_max),
+            "rubric": list(exercise.version.rubric.all()),
+        },
+    )

@@ -1,0 +1,1 @@
+"""Candidate data rights: everything held about a candidate, and its erasure."""

@@ -1,0 +1,179 @@
+from typing import Any
+
+import django_filters
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.openapi import error
+from interviews.api import IdFilter
+from interviews.models import Interview
+from kit.permissions import is_lead, is_recruiter
+from scoring.models import Scorecard
+from scoring.scorecards import selectors, services
+from scoring.scorecards.serializers import (
+    AmendInputSerializer,
+    AmendmentSerializer,
+    DebriefSerializer,
+    DecisionInputSerializer,
+    ScorecardInputSerializer,
+    ScorecardSerializer,
+    ScorecardStartSerializer,
+)
+
+
+class IsLead(BasePermission):
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.user.is_authenticated and is_lead(request.user)
+
+
+def _ratings(data: dict[str, Any]) -> list[services.RatingInput]:
+    return [
+        services.RatingInput(
+            item=r["item"],
+            rating=r["rating"],
+            not_asked=r["not_asked"],
+            not_asked_reason=r["not_asked_reason"],
+            checked=tuple(r["checked"]),
+            follow_ups_asked=tuple(r["follow_ups_asked"]),
+            notes=r["notes"],
+        )
+        for r in data["ratings"]
+    ]
+
+
+class ScorecardFilter(django_filters.FilterSet):
+    interview = IdFilter(field_name="interview_id", help_text="Interview id.")
+
+    class Meta:
+        model = Scorecard
+        fields = ["interview", "status"]
+
+
+class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Scorecards. You read your own, and others' submitted cards once you owe none in
+    their loop (recruiters read all submitted). You write only your own."""
+
+    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    serializer_class = ScorecardSerializer
+    filterset_class = ScorecardFilter
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return Scorecard.objects.none()
+        cards = selectors.scorecards_for_api(user=self.request.user)
+        return cards.select_related("interviewer", "interview").order_by("id")
+
+    def list(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(selectors.scorecard_documents(page))
+
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return Response(selectors.scorecard_document(self.get_object()))
+
+    def _own(self, pk: str) -> Scorecard:
+        return selectors.own_scorecard_get(user=self.request.user, pk=int(pk))
+
+    @staticmethod
+    def _ref(pk: str) -> Scorecard:
+        # The write services read the card once, under their lock, and answer 404
+        # to anyone but its author: no read here.
+        return Scorecard(pk=int(pk))
+
+    @extend_schema(
+        request=ScorecardStartSerializer,
+        responses={201: ScorecardSerializer, 404: error("No such interview on your panel.")},
+    )
+    def create(self, request: Request) -> Response:
+        """Start (or return) your draft scorecard for an interview you are on."""
+        serializer = ScorecardStartSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        interview = Interview(pk=serializer.validated_data["interview"])  # 404 unless on its panel
+        card = services.scorecard_start(interview=interview, by=request.user)
+        return Response(selectors.scorecard_document(card), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=ScorecardInputSerializer,
+        responses={200: ScorecardSerializer, 409: error("The scorecard is already submitted.")},
+    )
+    def update(self, request: Request, pk: str) -> Response:
+        """Save your draft as given (the whole card: missing ratings are removed)."""
+        serializer = ScorecardInputSerializer(data=request.data)
+        if not serializer.is_valid():
+            self._own(pk)  # someone else's card is a 404 whatever the body
+            raise ValidationError(serializer.errors)
+        data = serializer.validated_data
+        card = services.scorecard_save_draft(
+            scorecard=self._ref(pk),
+            by=request.user,
+            recommendation=data["recommendation"],
+            summary=data["summary"],
+            ratings=_ratings(data),
+        )
+        return Response(selectors.scorecard_document(card))
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: ScorecardSerializer,
+            400: error("The draft is incomplete."),
+            409: error("The scorecard is already submitted."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def submit(self, request: Request, pk: str) -> Response:
+        """Submit your complete draft. A second submission answers 409."""
+        card = services.scorecard_submit(scorecard=self._ref(pk), by=request.user)
+        return Response(selectors.scorecard_document(card))
+
+    @extend_schema(request=AmendInputSerializer, responses={201: AmendmentSerializer})
+    @action(detail=True, methods=["post"])
+    def amend(self, request: Request, pk: str) -> Response:
+        """Change your submitted scorecard, with a reason; the debrief shows before and after."""
+        card = self._own(pk)
+        serializer = AmendInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        amendment = services.scorecard_amend(
+            scorecard=card,
+            by=request.user,
+            reason=data["reason"],
+            recommendation=data["recommendation"],
+            summary=data["summary"],
+            ratings=_ratings(data),
+        )
+        return Response(AmendmentSerializer(amendment).data, status=status.HTTP_201_CREATED)
+
+
+class DebriefView(APIView):
+    """A loop's debrief, blind until you have submitted every scorecard you owe in it."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: DebriefSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(selectors.debrief_document(user=request.user, pk=pk))
+
+
+class DecisionView(APIView):
+    """Record the hire / no-hire decision (recruiters). The loop becomes decided."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=DecisionInputSerializer,
+        responses={200: DebriefSerializer, 409: error("The loop is already decided.")},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        loop = selectors.loop_for_debrief(user=request.user, pk=pk)
+        if not is_recruiter(request.user):
+            raise PermissionDenied("Only recruiters record decisions.")
+        serializer = DecisionInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        loop = services.loop_decide(loop=loop, by=request.user, **serializer.validated_data)
+        return Response(selectors.debrief_document(user=request.user, pk=loop.pk))

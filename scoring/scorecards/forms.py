@@ -1,0 +1,43 @@
+"""Turn the scorecard page's POST into service inputs, naming the field on bad input."""
+
+from django.http import QueryDict
+
+from config.exceptions import ApplicationError
+from interviews.models import InterviewQuestion
+from scoring.scorecards.services import RatingInput
+
+
+def _ints(values: list[str], field: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in values if v != "")
+    except ValueError:
+        raise ApplicationError(f"{field}: expected ids, got {values!r}") from None
+
+
+def parse_scorecard(
+    data: QueryDict, items: list[InterviewQuestion]
+) -> tuple[str, str, list[RatingInput]]:
+    """Return (recommendation, summary, ratings) from the form fields `q<item id>-...`."""
+    ratings = []
+    for item in items:
+        prefix = f"q{item.pk}-"
+        raw = data.get(prefix + "rating", "")
+        try:
+            rating = int(raw) if raw else None
+        except ValueError:
+            raise ApplicationError(
+                f"{item.question.title}: rating {raw!r} is not a number"
+            ) from None
+        not_asked = data.get(prefix + "not_asked") == "on"
+        entry = RatingInput(
+            item=item.pk,
+            rating=None if not_asked else rating,
+            not_asked=not_asked,
+            not_asked_reason=data.get(prefix + "reason", ""),
+            checked=_ints(data.getlist(prefix + "checked"), item.question.title),
+            follow_ups_asked=_ints(data.getlist(prefix + "follow_ups"), item.question.title),
+            notes=data.get(prefix + "notes", ""),
+        )
+        if entry != RatingInput(item=item.pk):
+            ratings.append(entry)
+    return data.get("recommendation", ""), data.get("summary", ""), ratings

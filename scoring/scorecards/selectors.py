@@ -1,0 +1,511 @@
+"""Reads for scorecards and debriefs, with the blind-feedback rule built in.
+
+Blind feedback: an interviewer on a loop sees no other scorecard of that loop
+until they have submitted every scorecard they owe in it; drafts are only ever
+seen by their author; recruiters see all submitted scorecards.
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+
+from config import sql
+from interviews.models import Interview, InterviewQuestion, Loop, Panelist
+from kit.models import FollowUp, RubricItem
+from kit.permissions import is_recruiter
+from scoring.models import (
+    Amendment,
+    QuestionRating,
+    Scorecard,
+)
+
+User = AbstractBaseUser | AnonymousUser
+
+
+PANEL_USERS = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
+
+
+def _with_ratings(scorecards: QuerySet[Scorecard]) -> QuerySet[Scorecard]:
+    return scorecards.select_related(
+        "interviewer",
+        "interview__loop__candidate",
+        "interview__loop__role",
+        "interview__loop__level",
+    ).prefetch_related(
+        Prefetch(
+            "ratings",
+            queryset=QuestionRating.objects.select_related("item__question", "version")
+            .prefetch_related("checked", "follow_ups_asked")
+            .order_by("item__order"),
+        ),
+        Prefetch("amendments", queryset=Amendment.objects.select_related("by")),
+    )
+
+
+def seats_with_submitted(seats: QuerySet[Panelist]) -> QuerySet[Panelist]:
+    """Annotate each seat with whether its holder has submitted the interview's card."""
+    return seats.annotate(
+        submitted=Exists(
+            Scorecard.objects.filter(
+                interview=OuterRef("interview"),
+                interviewer=OuterRef("user"),
+                status=Scorecard.Status.SUBMITTED,
+            )
+        )
+    )
+
+
+def _nothing_owed(submitted: list[bool]) -> bool:
+    """The blind rule's test, given whether each of the user's seats in a loop is submitted."""
+    return bool(submitted) and all(submitted)
+
+
+def owes_nothing(*, user: User, loop: Loop) -> bool:
+    """Return whether the user has submitted a scorecard for every seat they hold in the loop."""
+    seats = seats_with_submitted(Panelist.objects.filter(interview__loop=loop, user=user))  # type: ignore[misc]
+    return _nothing_owed(list(seats.values_list("submitted", flat=True)))
+
+
+def is_blind(*, user: User, loop: Loop) -> bool:
+    """Return whether the user must not yet see the loop's other scorecards."""
+    return not (is_recruiter(user) or owes_nothing(user=user, loop=loop))
+
+
+def _visible(*, user: User, loop: Loop, blind: bool) -> QuerySet[Scorecard]:
+    cards = Scorecard.objects.filter(interview__loop=loop)
+    own = Q(interviewer=user) if user.is_authenticated else Q(pk__in=[])
+    return cards.filter(own if blind else own | Q(status=Scorecard.Status.SUBMITTED))
+
+
+def scorecards_visible_to(
+    *, user: User, loop: Loop, blind: bool | None = None
+) -> QuerySet[Scorecard]:
+    """Return the loop's scorecards the user may read (the blind rule lives here)."""
+    if blind is None:
+        blind = is_blind(user=user, loop=loop)
+    return _with_ratings(_visible(user=user, loop=loop, blind=blind))
+
+
+def own_scorecards(*, user: User) -> QuerySet[Scorecard]:
+    return _with_ratings(Scorecard.objects.filter(interviewer=user))  # type: ignore[misc]
+
+
+def scorecards_for_api(*, user: User) -> QuerySet[Scorecard]:
+    """Return every scorecard the user may read across loops, for the API (rows alone)."""
+    if is_recruiter(user):
+        return Scorecard.objects.filter(Q(status=Scorecard.Status.SUBMITTED) | Q(interviewer=user))
+    # Loops where the user owes nothing: no seat of theirs there lacks a submitted card.
+    seats = Panelist.objects.filter(user=user)  # type: ignore[misc]
+    unsubmitted = seats.exclude(
+        Exists(
+            Scorecard.objects.filter(
+                interview=OuterRef("interview"),
+                interviewer=OuterRef("user"),
+                status=Scorecard.Status.SUBMITTED,
+            )
+        )
+    )
+    open_loops = unsubmitted.values("interview__loop")
+    unblinded = seats.exclude(interview__loop__in=open_loops).values("interview__loop")
+    return Scorecard.objects.filter(
+        Q(interviewer=user) | Q(status=Scorecard.Status.SUBMITTED, interview__loop__in=unblinded)
+    )
+
+
+def own_scorecard_get(*, user: User, pk: int) -> Scorecard:
+    """Return the user's own scorecard; anyone else's is a 404."""
+    return get_object_or_404(own_scorecards(user=user), pk=pk)
+
+
+def scorecard_form_data(
+    *, scorecard: Scorecard
+) -> list[tuple[InterviewQuestion, QuestionRating | None]]:
+    """Return each question of the interview (at its pinned version) with its rating, if any."""
+    items = list(
+        InterviewQuestion.objects.filter(interview_id=scorecard.interview_id)
+        .select_related("question", "version")
+        .prefetch_related(
+            Prefetch("version__rubric", queryset=RubricItem.objects.order_by("order")),
+            Prefetch("version__follow_ups", queryset=FollowUp.objects.order_by("order")),
+        )
+        .order_by("order")
+    )
+    # A card not started yet (the page's blank one) has no ratings to read.
+    ratings = {r.item_id: r for r in scorecard.ratings.all()} if scorecard.pk else {}
+    return [(item, ratings.get(item.pk)) for item in items]
+
+
+def scorecard_for_page(*, user: User, interview: Interview) -> Scorecard:
+    """Return the user's scorecard for the interview, or a blank unsaved one if they
+    have not started it; 404 for anyone not on its panel.
+
+    Opening the page starts nothing: the first save creates the draft, so an
+    interview only looked at still reads "Not started" on My interviews.
+    """
+    seat = Panelist.objects.filter(interview=interview, user=user)  # type: ignore[misc]
+    shadow = seat.values_list("is_shadow", flat=True).first()
+    if shadow is None:
+        raise Http404("You are not on this interview's panel.")
+    card = own_scorecards(user=user).filter(interview=interview).first()
+    return card or Scorecard(interview=interview, interviewer=user, is_shadow=shadow)
+
+
+def scorecard_as_dict(scorecard: Scorecard) -> dict[str, Any]:
+    """Return the card's content in a stable shape (amendments keep it before and after)."""
+    return {
+        "recommendation": scorecard.recommendation,
+        "summary": scorecard.summary,
+        "ratings": [
+            {
+                "item": r.item_id,
+                "rating": r.rating,
+                "not_asked": r.not_asked,
+                "not_asked_reason": r.not_asked_reason,
+                "checked": sorted(c.pk for c in r.checked.all()),
+                "follow_ups_asked": sorted(f.pk for f in r.follow_ups_asked.all()),
+                "notes": r.notes,
+            }
+            for r in scorecard.ratings.all()
+        ],
+    }
+
+
+# --- debrief ----------------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    rating: QuestionRating
+    covered: int
+    core_total: int
+    strong_total: int
+    strong_covered: int
+    red_flags: list[RubricItem]
+
+
+@dataclass
+class DebriefRow:
+    interview: Interview
+    scorecard: Scorecard
+    cells: list[Cell | None] = field(default_factory=list)
+
+
+@dataclass
+class Debrief:
+    loop: Loop
+    blind: bool
+    owed: bool
+    questions: list[InterviewQuestion]
+    rows: list[DebriefRow]
+    pending: list[Panelist]
+    unstaffed: list[Interview] = field(default_factory=list)  # no interviewer yet
+    # Recruiters see the panel's mean adjusted for severity (scoring/templatetags).
+    adjustable: bool = False
+
+    @property
+    def scorecards(self) -> list[Scorecard]:
+        return [row.scorecard for row in self.rows]
+
+    @property
+    def submitted_any(self) -> bool:
+        return any(row.scorecard.is_submitted for row in self.rows)
+
+    @property
+    def outstanding(self) -> list[Panelist]:
+        """The interviewers (shadows aside) whose scorecards are not in yet."""
+        return [seat for seat in self.pending if not seat.is_shadow]
+
+    @property
+    def counted_ratings(self) -> list[tuple[int, str, float, int]]:
+        """The submitted ratings (shadows and questions not asked aside), as
+        (interviewer id, username, rating, scale) each, for the severity adjustment."""
+        return [
+            (row.scorecard.interviewer_id, row.scorecard.interviewer.username,
+             float(cell.rating.rating), cell.rating.version.scale_max)
+            for row in self.rows
+            if row.scorecard.is_submitted and not row.scorecard.is_shadow
+            for cell in row.cells
+            if cell is not None and cell.rating.rating is not None
+        ]  # fmt: skip
+
+    @property
+    def hire_waits(self) -> bool:
+        """Whether a hire must wait (services.loop_decide refuses it): an interview
+        without an interviewer, or an interviewer's card not in."""
+        return bool(self.unstaffed or self.outstanding)
+
+
+def loop_for_debrief(*, user: User, pk: int) -> Loop:
+    """Return a loop the user may debrief: recruiters, and interviewers on it; else 404."""
+    loops = Loop.objects.select_related("candidate", "role", "level", "decided_by")
+    if not is_recruiter(user):
+        # EXISTS rather than a join and DISTINCT over every column of four tables.
+        seat = Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user)  # type: ignore[misc]
+        loops = loops.filter(Exists(seat))
+    return get_object_or_404(loops, pk=pk)
+
+
+def debrief(*, user: User, loop: Loop) -> Debrief:
+    """Return the grid of interviewers by questions that the user may see."""
+    interviews = list(
+        loop.interviews.prefetch_related(
+            Prefetch("panel", queryset=Panelist.objects.select_related("user")),
+            Prefetch(
+                "questions",
+                queryset=InterviewQuestion.objects.select_related("question", "version")
+                .prefetch_related("version__rubric")
+                .order_by("order"),
+            ),
+        ).order_by("order")
+    )
+    blind = is_blind(user=user, loop=loop)
+    cards = list(scorecards_visible_to(user=user, loop=loop, blind=blind))
+    questions = [q for i in interviews for q in i.questions.all()]
+    by_interview = {i.pk: i for i in interviews}
+    rows = []
+    for card in cards:
+        if not card.is_submitted and card.interviewer_id != getattr(user, "pk", None):
+            continue
+        ratings = {r.item_id: r for r in card.ratings.all()}
+        row = DebriefRow(interview=by_interview[card.interview_id], scorecard=card)
+        for question in questions:
+            rating = ratings.get(question.pk)
+            row.cells.append(_cell(rating, question) if rating else None)
+        rows.append(row)
+    submitted = {(c.interview_id, c.interviewer_id) for c in cards if c.is_submitted}
+    pending = [
+        seat for i in interviews for seat in i.panel.all() if (i.pk, seat.user_id) not in submitted
+    ]
+    owed = any(seat.user_id == getattr(user, "pk", None) for seat in pending)
+    unstaffed = [i for i in interviews if all(seat.is_shadow for seat in i.panel.all())]
+    return Debrief(
+        loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending,
+        unstaffed=unstaffed,
+        adjustable=is_recruiter(user),
+    )  # fmt: skip
+
+
+def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:
+    rubric = list(question.version.rubric.all())
+    checked = {c.pk for c in rating.checked.all()}
+    core = [r for r in rubric if r.kind == RubricItem.Kind.CORE]
+    strong = [r for r in rubric if r.kind == RubricItem.Kind.STRONG]
+    return Cell(
+        rating=rating,
+        covered=sum(r.pk in checked for r in core),
+        core_total=len(core),
+        strong_total=len(strong),
+        strong_covered=sum(r.pk in checked for r in strong),
+        red_flags=[r for r in rubric if r.kind == RubricItem.Kind.RED_FLAG and r.pk in checked],
+    )
+
+
+# --- API documents ----------------------------------------------------------------------
+# The scorecard endpoints answer every autosave and submit, and building their nested
+# JSON from model objects through nested serializers was most of their cost. These
+# build it from plain rows; the serializers in scoring/scorecards/serializers.py describe the shape
+# for the schema (and the schema checks in tests/fuzz hold the two together).
+
+
+def _local(moment: datetime | None) -> datetime | None:
+    # As DRF's DateTimeField shows it: in the site's time zone (the encoder writes "Z" for UTC).
+    return timezone.localtime(moment) if moment else None
+
+
+def _json(value: Any) -> Any:
+    # A JSON column read on a plain cursor: text on SQLite, text or parsed on PostgreSQL.
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
+    """Return the cards as the API shows them, in the order given.
+
+    The cards come with their interviewer and interview loaded. At most three
+    queries whatever the number of cards: the ratings; the rubric items ticked
+    and the follow-ups asked, only if there are ratings; the amendments, only
+    if a card is submitted (drafts have none).
+    """
+    if not cards:
+        return []
+    ids = [card.pk for card in cards]
+    ratings: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    by_id: dict[int, dict[str, Any]] = {}
+    rows = sql.rows(
+        f"""
+        SELECT r.id, r.scorecard_id, r.item_id, iq.question_id, q.title, v.number, r.rating,
+               r.not_asked, r.not_asked_reason, r.notes
+          FROM scoring_questionrating r
+          JOIN interviews_interviewquestion iq ON iq.id = r.item_id
+          JOIN kit_question q ON q.id = iq.question_id
+          JOIN kit_questionversion v ON v.id = r.version_id
+         WHERE r.scorecard_id IN ({sql.marks(ids)})
+         ORDER BY r.scorecard_id, iq."order"
+        """,
+        ids,
+    )
+    for pk, card, item, question, title, version, rating, not_asked, reason, notes in rows:
+        doc = {
+            "id": pk, "item": item, "question": question, "title": title, "version": version,
+            "rating": rating, "not_asked": bool(not_asked), "not_asked_reason": reason,
+            "checked": [], "follow_ups_asked": [], "notes": notes,
+        }  # fmt: skip
+        ratings[card].append(doc)
+        by_id[pk] = doc
+    if by_id:
+        # Rubric items ticked and follow-ups asked, in one query.
+        rated = list(by_id)
+        links = sql.rows(
+            f"""
+            SELECT questionrating_id, rubricitem_id, 'checked'
+              FROM scoring_questionrating_checked
+             WHERE questionrating_id IN ({sql.marks(rated)})
+            UNION ALL
+            SELECT questionrating_id, followup_id, 'follow_ups_asked'
+              FROM scoring_questionrating_follow_ups_asked
+             WHERE questionrating_id IN ({sql.marks(rated)})
+            """,
+            rated + rated,
+        )
+        for rating_id, pk, field in sorted(links, key=lambda link: link[1]):
+            by_id[rating_id][field].append(pk)
+    amendments: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    submitted = [card.pk for card in cards if card.is_submitted]
+    if submitted:
+        rows = sql.rows(
+            f"""
+            SELECT a.scorecard_id, a.id, u.username, a.at, a.reason, a."before", a."after"
+              FROM scoring_amendment a
+              JOIN auth_user u ON u.id = a.by_id
+             WHERE a.scorecard_id IN ({sql.marks(submitted)})
+             ORDER BY a.scorecard_id, a.at, a.id
+            """,
+            submitted,
+        )
+        for card, pk, by, at, reason, before, after in rows:
+            amendments[card].append(
+                {
+                    "id": pk,
+                    "by": by,
+                    "at": _local(sql.aware(at)),
+                    "reason": reason,
+                    "before": _json(before),
+                    "after": _json(after),
+                }
+            )
+    return [
+        {
+            "id": card.pk,
+            "interview": card.interview_id,
+            "loop": card.interview.loop_id,
+            "interviewer": card.interviewer.username,
+            "is_shadow": card.is_shadow,
+            "status": card.status,
+            "recommendation": card.recommendation,
+            "summary": card.summary,
+            "submitted_at": _local(card.submitted_at),
+            "updated_at": _local(card.updated_at),
+            "ratings": ratings[card.pk],
+            "amendments": amendments[card.pk],
+        }
+        for card in cards
+    ]
+
+
+def scorecard_document(card: Scorecard) -> dict[str, Any]:
+    return scorecard_documents([card])[0]
+
+
+def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
+    """Return loop `pk`'s debrief as the API shows it: the loop, whether the caller is
+    still blind, the scorecards they may read and the seats still pending. A 404
+    unless the caller is a recruiter or on the loop's panel (as loop_for_debrief).
+
+    Plain SQL, as the scorecard endpoints: every reader of a loop polls this. Every
+    seat of the loop is read once, with whether it is submitted: that answers who
+    may read it, the blind rule and who is pending.
+    """
+    loop = sql.row(
+        """
+        SELECT l.id, c.name, r.name, lv.name, l.status, l.decision, l.decision_rationale,
+               d.username, l.decided_at
+          FROM interviews_loop l
+          JOIN interviews_candidate c ON c.id = l.candidate_id
+          JOIN kit_role r ON r.id = l.role_id
+          JOIN kit_level lv ON lv.id = l.level_id
+          LEFT JOIN auth_user d ON d.id = l.decided_by_id
+         WHERE l.id = %s
+        """,
+        [pk],
+    ) if sql.in_range(pk) else None  # fmt: skip
+    if loop is None:
+        raise Http404
+    seats = sql.rows(
+        """
+        SELECT p.interview_id, p.user_id, u.username, p.is_shadow,
+               EXISTS (SELECT 1 FROM scoring_scorecard s
+                        WHERE s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
+                          AND s.status = %s)
+          FROM interviews_panelist p
+          JOIN interviews_interview i ON i.id = p.interview_id
+          JOIN auth_user u ON u.id = p.user_id
+         WHERE i.loop_id = %s
+         ORDER BY i."order", p.interview_id, p.is_shadow, p.id
+        """,
+        [Scorecard.Status.SUBMITTED, pk],
+    )
+    me = user.pk
+    mine = [bool(done) for _, holder, _, _, done in seats if holder == me]
+    if not (mine or is_recruiter(user)):
+        raise Http404
+    # Whoever owes nothing here reads it all: only those who owe are asked if they recruit.
+    blind = not (_nothing_owed(mine) or is_recruiter(user))
+    # The rule of _visible: your own cards, and the submitted ones once you are not blind.
+    rows = sql.rows(
+        f"""
+        SELECT {sql.columns(Scorecard, "s")}, u.username
+          FROM scoring_scorecard s
+          JOIN interviews_interview i ON i.id = s.interview_id
+          JOIN auth_user u ON u.id = s.interviewer_id
+         WHERE i.loop_id = %s AND (s.interviewer_id = %s{"" if blind else " OR s.status = %s"})
+         ORDER BY s.interview_id, s.is_shadow, s.id
+        """,
+        [pk, me] + ([] if blind else [Scorecard.Status.SUBMITTED]),
+    )
+    cards = []
+    for *values, name in rows:
+        card = sql.from_row(Scorecard, values)
+        card.interviewer = sql.loaded(get_user_model(), id=card.interviewer_id, username=name)
+        card.interview = sql.loaded(Interview, id=card.interview_id, loop_id=pk)
+        cards.append(card)
+    # A blind caller sees their own submissions only: every other seat reads as pending.
+    pending = [
+        {"username": name, "interview": interview, "is_shadow": bool(shadow)}
+        for interview, holder, name, shadow, done in seats
+        if not (done and (not blind or holder == me))
+    ]
+    loop_id, candidate, role, level, status, decision, rationale, decided_by, decided_at = loop
+    return {
+        "loop": {
+            "id": loop_id,
+            "candidate": candidate,
+            "role": role,
+            "level": level,
+            "status": status,
+            "decision": decision,
+            "decision_rationale": rationale,
+            "decided_by": decided_by,
+            "decided_at": _local(sql.aware(decided_at)),
+        },
+        "blind": blind,
+        "scorecards": scorecard_documents(cards),
+        "pending": pending,
+    }

@@ -1,0 +1,546 @@
+"""Writes for scorecards, the loop's debrief and decision, and reminders."""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.mail import send_mail
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.http import Http404
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from config import sql
+from config.exceptions import ApplicationError, Conflict
+from interviews.models import Interview, Loop, Panelist
+from kit.models import Role
+from kit.services import audit_event_record as audit
+from scoring.calibration.services import calibration_request
+from scoring.models import (
+    Amendment,
+    Scorecard,
+)
+from scoring.scorecards import selectors
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RatingInput:
+    item: int
+    rating: int | None = None
+    not_asked: bool = False
+    not_asked_reason: str = ""
+    checked: tuple[int, ...] = ()
+    follow_ups_asked: tuple[int, ...] = ()
+    notes: str = ""
+
+
+# --- scorecards -------------------------------------------------------------------------
+
+
+def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
+    """Return the interviewer's scorecard for the interview, creating the draft on first use.
+
+    `interview` may be a bare reference (``Interview(pk=...)``): the seat query
+    reads the interview with it. Anyone not on the panel gets a 404.
+    """
+    # The seat, its loop and the card it already has, if any, in one query (plain SQL:
+    # every interview starts here).
+    seat = sql.row(
+        f"""
+        SELECT p.is_shadow, l.id, l.status, {sql.columns(Scorecard, "s")}
+          FROM interviews_panelist p
+          JOIN interviews_interview i ON i.id = p.interview_id
+          JOIN interviews_loop l ON l.id = i.loop_id
+          LEFT JOIN scoring_scorecard s
+                 ON s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
+         WHERE p.interview_id = %s AND p.user_id = %s
+         ORDER BY p.is_shadow, p.id
+        """,
+        [interview.pk, by.pk],
+    ) if sql.in_range(interview.pk) else None  # fmt: skip
+    if seat is None:
+        raise Http404("You are not on this interview's panel.")
+    is_shadow, loop_id, loop_status, *card = seat
+    interview = sql.loaded(Interview, id=interview.pk, loop_id=loop_id)
+    if card[0] is not None:
+        scorecard = sql.from_row(Scorecard, card)
+    elif loop_status == Loop.Status.DECIDED:
+        raise ApplicationError("The loop is decided; no new scorecards are taken for it.")
+    else:
+        scorecard = _draft_create(interview_id=interview.pk, by=by, is_shadow=is_shadow)
+    # The caller's own objects: reading the card's loop and author then costs no query.
+    scorecard.interview, scorecard.interviewer = interview, by  # type: ignore[assignment]
+    return scorecard
+
+
+def _draft_create(*, interview_id: int, by: AbstractBaseUser, is_shadow: bool) -> Scorecard:
+    # ON CONFLICT DO NOTHING: a card started at the same moment by another request of
+    # theirs wins, and this one reads it. No savepoint needed inside a transaction.
+    # (RETURNING needs SQLite 3.35 or newer, as the README says.)
+    now = timezone.now()
+    created = sql.row(
+        "INSERT INTO scoring_scorecard (interview_id, interviewer_id, is_shadow, status,"
+        " recommendation, summary, created_at, updated_at)"
+        " VALUES (%s, %s, %s, %s, '', '', %s, %s)"
+        " ON CONFLICT (interview_id, interviewer_id) DO NOTHING RETURNING id",
+        [interview_id, by.pk, is_shadow, Scorecard.Status.DRAFT, sql.moment(now), sql.moment(now)],
+    )
+    if created is None:
+        return Scorecard.objects.get(interview_id=interview_id, interviewer=by)
+    return sql.loaded(
+        Scorecard, id=created[0], interview_id=interview_id, interviewer_id=by.pk,
+        is_shadow=is_shadow, status=Scorecard.Status.DRAFT, recommendation="", summary="",
+        created_at=now, updated_at=now, submitted_at=None,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Item:
+    """An interview question with what a rating of it may hold: its pinned version's
+    scale, rubric items and follow-ups."""
+
+    title: str
+    version_id: int
+    scale: int
+    rubric: frozenset[int]
+    follow_ups: frozenset[int]
+
+
+def _items(interview_id: int) -> dict[int, _Item]:
+    """Return the interview's questions by id, with the rubric items and follow-ups of
+    their pinned versions. One query, in plain SQL: this runs on every autosave."""
+    rows = sql.rows(
+        """
+        SELECT 'question', iq.id, iq.version_id, v.scale_max, q.title
+          FROM interviews_interviewquestion iq
+          JOIN kit_question q ON q.id = iq.question_id
+          JOIN kit_questionversion v ON v.id = iq.version_id
+         WHERE iq.interview_id = %s
+        UNION ALL
+        SELECT 'rubric', r.id, r.version_id, NULL, NULL
+          FROM kit_rubricitem r
+         WHERE r.version_id IN (SELECT version_id FROM interviews_interviewquestion
+                                 WHERE interview_id = %s)
+        UNION ALL
+        SELECT 'follow_up', f.id, f.version_id, NULL, NULL
+          FROM kit_followup f
+         WHERE f.version_id IN (SELECT version_id FROM interviews_interviewquestion
+                                 WHERE interview_id = %s)
+        """,
+        [interview_id] * 3,
+    )
+    ticks: dict[tuple[int, str], set[int]] = {}
+    for kind, pk, version, _, _ in rows:
+        ticks.setdefault((version, kind), set()).add(pk)
+    return {
+        pk: _Item(
+            title=title,
+            version_id=version,
+            scale=scale,
+            rubric=frozenset(ticks.get((version, "rubric"), ())),
+            follow_ups=frozenset(ticks.get((version, "follow_up"), ())),
+        )
+        for kind, pk, version, scale, title in rows
+        if kind == "question"
+    }
+
+
+def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int, _Item]:
+    """Check every rating against the interview's questions and their pinned versions.
+
+    Returns the interview's questions by id. Raises ApplicationError naming the
+    first problem; nothing has been written when it does.
+    """
+    items = _items(scorecard.interview_id)
+    seen: set[int] = set()
+    for n, entry in enumerate(ratings, start=1):
+        where = f"ratings[{n}]"
+        item = items.get(entry.item)
+        if item is None:
+            raise ApplicationError(f"{where}: question {entry.item} is not in this interview.")
+        if entry.item in seen:
+            raise ApplicationError(f"{where}: question {entry.item} is rated twice.")
+        seen.add(entry.item)
+        title = item.title
+        if entry.not_asked:
+            if entry.rating is not None:
+                raise ApplicationError(f"{where} ({title}): a question not asked has no rating.")
+        elif entry.rating is not None and not 1 <= entry.rating <= item.scale:
+            raise ApplicationError(
+                f"{where} ({title}): rating {entry.rating} is outside the scale 1–{item.scale}."
+            )
+        foreign = sorted(set(entry.checked) - item.rubric)
+        if foreign:
+            raise ApplicationError(
+                f"{where} ({title}): rubric item {foreign[0]} does not belong to this question."
+            )
+        foreign = sorted(set(entry.follow_ups_asked) - item.follow_ups)
+        if foreign:
+            raise ApplicationError(
+                f"{where} ({title}): follow-up {foreign[0]} does not belong to this question."
+            )
+    return items
+
+
+def _write_ratings(
+    scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, _Item]
+) -> None:
+    """Replace the card's ratings with `ratings`, in plain SQL: at most three DELETEs
+    and three INSERTs whatever the number of ratings.
+
+    _validate has checked every rubric item and follow-up against the question's
+    pinned version, so the link rows are written without loading those objects.
+    The delete runs after the row lock, so it sees a concurrent save's committed
+    ratings (on a card without ratings it is one SELECT that finds none).
+    """
+    mine = "SELECT id FROM scoring_questionrating WHERE scorecard_id = %s"
+    if sql.row(mine, [scorecard.pk]):
+        for links in ("scoring_questionrating_checked", "scoring_questionrating_follow_ups_asked"):
+            sql.execute(f"DELETE FROM {links} WHERE questionrating_id IN ({mine})", [scorecard.pk])
+        sql.execute("DELETE FROM scoring_questionrating WHERE scorecard_id = %s", [scorecard.pk])
+    if not ratings:
+        return
+    values = [
+        (
+            scorecard.pk,
+            entry.item,
+            # The version the question was assigned at, never the question's latest.
+            items[entry.item].version_id,
+            None if entry.not_asked else entry.rating,
+            entry.not_asked,
+            entry.not_asked_reason.strip() if entry.not_asked else "",
+            entry.notes,
+        )
+        for entry in ratings
+    ]
+    written = sql.rows(
+        "INSERT INTO scoring_questionrating (scorecard_id, item_id, version_id, rating,"
+        " not_asked, not_asked_reason, notes)"
+        f" VALUES {sql.tuples(values)} RETURNING item_id, id",
+        [value for row in values for value in row],
+    )
+    rating_of = dict(written)  # a card rates each question once
+    for table, column, ticked in (
+        ("scoring_questionrating_checked", "rubricitem_id", "checked"),
+        ("scoring_questionrating_follow_ups_asked", "followup_id", "follow_ups_asked"),
+    ):
+        links = [
+            (rating_of[entry.item], pk)
+            for entry in ratings
+            for pk in dict.fromkeys(getattr(entry, ticked))
+        ]
+        if links:
+            sql.execute(
+                f"INSERT INTO {table} (questionrating_id, {column}) VALUES {sql.tuples(links)}",
+                [value for link in links for value in link],
+            )
+
+
+def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
+    """Return the author's scorecard read under a row lock, with its interview's loop
+    (id, status and role); anyone else's is a 404, so ids leak nothing.
+
+    `scorecard` may be a bare reference (``Scorecard(pk=...)``): this is the
+    only read. Only the scorecard row is locked: submissions in one loop do not
+    queue behind each other. Plain SQL: this runs on every autosave and submit.
+    """
+    found = sql.row(
+        f"""
+        SELECT l.id, l.status, l.role_id, {sql.columns(Scorecard, "s")}
+          FROM scoring_scorecard s
+          JOIN interviews_interview i ON i.id = s.interview_id
+          JOIN interviews_loop l ON l.id = i.loop_id
+         WHERE s.id = %s AND s.interviewer_id = %s{sql.for_update("s")}
+        """,
+        [scorecard.pk, by.pk],
+    ) if sql.in_range(scorecard.pk) else None  # fmt: skip
+    if found is None:
+        raise Http404("No such scorecard of yours.")
+    loop_id, loop_status, role_id, *values = found
+    scorecard = sql.from_row(Scorecard, values)
+    loop = sql.loaded(Loop, id=loop_id, status=loop_status, role_id=role_id)
+    loop.role = sql.loaded(Role, id=role_id)
+    scorecard.interview = sql.loaded(Interview, id=scorecard.interview_id, loop_id=loop_id)
+    scorecard.interview.loop = loop
+    scorecard.interviewer = by  # type: ignore[assignment]  # filtered on: no join for it
+    return scorecard
+
+
+def _check_open(scorecard: Scorecard) -> None:
+    # A no-hire may close a loop before every card is in; what is left unwritten stays so.
+    if scorecard.interview.loop.status == Loop.Status.DECIDED:
+        raise ApplicationError("The loop is decided; its scorecards can no longer change.")
+
+
+def _check_recommendation(recommendation: str) -> None:
+    if recommendation and recommendation not in Scorecard.Recommendation.values:
+        choices = ", ".join(Scorecard.Recommendation.values)
+        raise ApplicationError(f"recommendation '{recommendation}' is not one of {choices}.")
+
+
+@transaction.atomic
+def scorecard_save_draft(
+    *,
+    scorecard: Scorecard,
+    by: AbstractBaseUser,
+    recommendation: str = "",
+    summary: str = "",
+    ratings: Sequence[RatingInput] = (),
+) -> Scorecard:
+    """Save the whole draft as given; incomplete drafts are fine."""
+    scorecard = _locked(scorecard, by)
+    if scorecard.is_submitted:
+        raise Conflict("This scorecard is submitted; amend it with a reason instead.")
+    _check_open(scorecard)
+    _check_recommendation(recommendation)
+    items = _validate(scorecard, ratings)
+    scorecard.recommendation, scorecard.summary = recommendation, summary
+    scorecard.updated_at = timezone.now()
+    sql.execute(
+        "UPDATE scoring_scorecard SET recommendation = %s, summary = %s, updated_at = %s"
+        " WHERE id = %s",
+        [recommendation, summary, sql.moment(scorecard.updated_at), scorecard.pk],
+    )
+    _write_ratings(scorecard, ratings, items)
+    _loop_started(scorecard.interview.loop)
+    return scorecard
+
+
+def _check_complete(scorecard: Scorecard) -> None:
+    # One query: each of the interview's questions with the card's rating of it, if any.
+    rows = sql.rows(
+        """
+        SELECT q.title, r.id, r.rating, r.not_asked, r.not_asked_reason
+          FROM interviews_interviewquestion iq
+          JOIN kit_question q ON q.id = iq.question_id
+          LEFT JOIN scoring_questionrating r ON r.item_id = iq.id AND r.scorecard_id = %s
+         WHERE iq.interview_id = %s
+         ORDER BY iq."order"
+        """,
+        [scorecard.pk, scorecard.interview_id],
+    )
+    missing = []
+    for title, rated, rating, not_asked, reason in rows:
+        if not_asked and not reason:
+            raise ApplicationError(f"Say why '{title}' was not asked before submitting.")
+        if rated is None or (rating is None and not not_asked):
+            missing.append(title)
+    if missing:
+        raise ApplicationError(
+            "Rate every question or mark it not asked before submitting: "
+            + "; ".join(f"'{t}'" for t in missing)
+        )
+    if not scorecard.recommendation:
+        raise ApplicationError("Choose an overall recommendation before submitting.")
+
+
+@transaction.atomic
+def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
+    """Submit a complete draft; a second submission is refused with a 409.
+
+    The row lock serialises concurrent submits on PostgreSQL, and the
+    conditional UPDATE makes exactly one of them win on any database.
+    """
+    scorecard = _locked(scorecard, by)
+    if scorecard.is_submitted:
+        when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
+        raise Conflict(f"This scorecard was already submitted at {when}.")
+    _check_open(scorecard)
+    _check_complete(scorecard)
+    now = timezone.now()
+    won = sql.execute(
+        "UPDATE scoring_scorecard SET status = %s, submitted_at = %s WHERE id = %s AND status = %s",
+        [Scorecard.Status.SUBMITTED, sql.moment(now), scorecard.pk, Scorecard.Status.DRAFT],
+    )
+    if won != 1:
+        raise Conflict("This scorecard was already submitted.")
+    scorecard.status, scorecard.submitted_at = Scorecard.Status.SUBMITTED, now
+    loop = scorecard.interview.loop
+    _loop_started(loop)
+    _loop_maybe_debrief(loop)
+    calibration_request(role=loop.role)
+    return scorecard
+
+
+@transaction.atomic
+def scorecard_amend(
+    *,
+    scorecard: Scorecard,
+    by: AbstractBaseUser,
+    reason: str,
+    recommendation: str,
+    summary: str,
+    ratings: Sequence[RatingInput],
+) -> Amendment:
+    """Change a submitted scorecard, keeping who, when, why and the card before and after."""
+    scorecard = _locked(scorecard, by)
+    if not scorecard.is_submitted:
+        raise ApplicationError("Only a submitted scorecard is amended; edit the draft instead.")
+    if not reason.strip():
+        raise ApplicationError("An amendment needs a reason.")
+    _check_open(scorecard)
+    _check_recommendation(recommendation)
+    if not recommendation:
+        raise ApplicationError("A submitted scorecard keeps an overall recommendation.")
+    items = _validate(scorecard, ratings)
+    current = selectors.own_scorecard_get(user=by, pk=scorecard.pk)
+    before = selectors.scorecard_as_dict(current)
+    scorecard.recommendation = recommendation
+    scorecard.summary = summary
+    scorecard.save(update_fields=["recommendation", "summary", "updated_at"])
+    _write_ratings(scorecard, ratings, items)
+    _check_complete(scorecard)
+    after = selectors.scorecard_as_dict(selectors.own_scorecard_get(user=by, pk=scorecard.pk))
+    if before == after:
+        raise ApplicationError("The amendment changes nothing.")
+    amendment = Amendment.objects.create(
+        scorecard=scorecard, by=by, reason=reason.strip(), before=before, after=after
+    )
+    audit(actor=by, action="scorecard.amended", target=str(current), reason=reason.strip())
+    calibration_request(role=scorecard.interview.loop.role)
+    return amendment
+
+
+# --- loops ------------------------------------------------------------------------------
+
+
+def _loop_started(loop: Loop) -> None:
+    if loop.status in (Loop.Status.DRAFT, Loop.Status.SCHEDULED):
+        Loop.objects.filter(pk=loop.pk, status=loop.status).update(status=Loop.Status.IN_PROGRESS)
+        loop.status = Loop.Status.IN_PROGRESS
+
+
+def _loop_maybe_debrief(loop: Loop) -> None:
+    """Move the loop to debrief once every interviewer (shadows aside) has submitted."""
+    if loop.status != Loop.Status.IN_PROGRESS:
+        return
+    owed = sql.row(
+        """
+        SELECT 1
+          FROM interviews_panelist p
+          JOIN interviews_interview i ON i.id = p.interview_id
+         WHERE i.loop_id = %s AND NOT p.is_shadow
+           AND NOT EXISTS (SELECT 1 FROM scoring_scorecard s
+                            WHERE s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
+                              AND s.status = %s)
+         LIMIT 1
+        """,
+        [loop.pk, Scorecard.Status.SUBMITTED],
+    )
+    if owed is None:
+        Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DEBRIEF)
+        loop.status = Loop.Status.DEBRIEF
+
+
+@transaction.atomic
+def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: str) -> Loop:
+    loop = Loop.objects.select_for_update().get(pk=loop.pk)
+    if loop.status == Loop.Status.DECIDED:
+        raise Conflict(
+            f"This loop was already decided ({loop.get_decision_display()}) "
+            f"at {loop.decided_at:%Y-%m-%d %H:%M} UTC."
+        )
+    if decision not in Loop.Decision.values:
+        raise ApplicationError(f"decision must be one of {', '.join(Loop.Decision.values)}.")
+    if not rationale.strip():
+        raise ApplicationError("Record the rationale for the decision.")
+    _check_feedback_for(decision, loop)
+    loop.decision = decision
+    loop.decision_rationale = rationale.strip()
+    loop.decided_by = by  # type: ignore[assignment]
+    loop.decided_at = timezone.now()
+    loop.status = Loop.Status.DECIDED
+    loop.save()
+    audit(actor=by, action="loop.decided", target=str(loop), decision=decision)
+    calibration_request(role=loop.role)
+    return loop
+
+
+def _check_feedback_for(decision: str, loop: Loop) -> None:
+    """Refuse a hire until every interview has an interviewer and every interviewer's
+    scorecard (shadows aside) is in.
+
+    A no-hire may close a loop at any point: the candidate withdrew, or the
+    panel has seen enough.
+    """
+    if decision != Loop.Decision.HIRE:
+        return
+    staffed = Count("panel", filter=Q(panel__is_shadow=False))
+    unstaffed = list(
+        loop.interviews.annotate(staffed=staffed).filter(staffed=0).values_list("title", flat=True)
+    )
+    if unstaffed:
+        raise ApplicationError(
+            f"A hire needs every interview held and scored; no interviewer yet on "
+            f"{', '.join(unstaffed)}."
+        )
+    seats = (
+        selectors.seats_with_submitted(
+            Panelist.objects.filter(interview__loop=loop, is_shadow=False)
+        )
+        .filter(submitted=False)
+        .select_related("user", "interview")
+        .order_by("interview__order", "id")
+    )
+    waiting = [
+        f"{seat.user.get_full_name() or seat.user.username} ({seat.interview.title})"
+        for seat in seats
+    ]
+    if waiting:
+        raise ApplicationError(
+            f"A hire needs every interviewer's scorecard; still waiting for {', '.join(waiting)}."
+        )
+
+
+# --- reminders ----------------------------------------------------------------------------
+
+
+def reminders_send(*, now: datetime | None = None) -> int:
+    """Email interviewers whose scorecard is overdue; return how many emails went out.
+
+    1. A seat is overdue once its interview ended SCORECARD_REMINDER_AFTER ago
+       and its scorecard is not submitted.
+    2. Each seat is claimed with a conditional UPDATE on `reminded_at`, so two
+       beat or worker processes running at once send one email per interval.
+    3. The claim commits before the email goes out: a crash after it skips one
+       reminder rather than sending duplicates.
+    """
+    now = now or timezone.now()
+    after = timedelta(hours=settings.SCORECARD_REMINDER_AFTER_HOURS)
+    every = timedelta(hours=settings.SCORECARD_REMINDER_EVERY_HOURS)
+    due = Q(reminded_at__isnull=True) | Q(reminded_at__lte=now - every)
+    seats = (
+        Panelist.objects.filter(due, interview__scheduled_end__lte=now - after)
+        .exclude(interview__loop__status=Loop.Status.DECIDED)
+        .exclude(
+            Exists(
+                Scorecard.objects.filter(
+                    interview=OuterRef("interview"),
+                    interviewer=OuterRef("user"),
+                    status=Scorecard.Status.SUBMITTED,
+                )
+            )
+        )
+        .select_related("user", "interview__loop__candidate")
+    )
+    sent = 0
+    for seat in seats:
+        claimed = Panelist.objects.filter(pk=seat.pk).filter(due).update(reminded_at=now) == 1
+        if not claimed or not seat.user.email:
+            continue
+        context = {"seat": seat, "interview": seat.interview, "site_url": settings.SITE_URL}
+        send_mail(
+            subject=render_to_string("emails/scorecard_reminder_subject.txt", context).strip(),
+            message=render_to_string("emails/scorecard_reminder_body.txt", context),
+            html_message=render_to_string("emails/scorecard_reminder_body.html", context),
+            from_email=None,
+            recipient_list=[seat.user.email],
+        )
+        sent += 1
+    return sent

@@ -1,0 +1,73 @@
+"""Fixtures for the calibration tests: the role, and a panel imported and calibrated."""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+
+from kit.models import Role
+from scoring.models import CalibrationJob, CalibrationSnapshot
+from tests.factories import RoleFactory
+from tests.scoring.calibration.helpers import ROLE, import_scorecards, lenient_panel_rows, write_csv
+
+# The panel of `calibrated`: Ines and Omar are two of the six ordinary raters.
+PANEL = ["ines", "omar", "rater-3", "rater-4", "rater-5", "rater-6", "rater-x"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttle_counts() -> Iterator[None]:
+    # The API throttles through the cache, which outlives a test.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def role(db: None) -> Role:
+    return RoleFactory()
+
+
+@dataclass
+class Calibrated:
+    role: Role
+    snapshot: CalibrationSnapshot  # all levels
+    level_snapshot: CalibrationSnapshot  # L5, where the panel was imported
+    job: CalibrationJob
+
+
+def panel_rows(candidates: int = 10) -> list[list[object]]:
+    """`lenient_panel_rows` with rater-1 and rater-2 played by Ines and Omar."""
+    names = {"rater-1": "ines", "rater-2": "omar"}
+    return [
+        [c, names.get(str(i), i), q, r] for c, i, q, r in lenient_panel_rows(candidates=candidates)
+    ]
+
+
+@pytest.fixture
+def calibrated(
+    role: Role,
+    interviewer: User,
+    other_interviewer: User,
+    tmp_path: Path,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> Calibrated:
+    """Ten candidates rated by seven interviewers at L5; rater-x is lenient by two points.
+
+    The import asks for a recalculation after commit; Celery is eager in tests, so
+    running the captured callbacks runs the job and stores the snapshots.
+    """
+    path = write_csv(tmp_path / "panel.csv", panel_rows())
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        import_scorecards(path, "--role", ROLE, "--scale-max", "7", "--level", "L5")
+    assert len(callbacks) == 1
+    job = CalibrationJob.objects.get()
+    assert job.status == CalibrationJob.Status.DONE, job.error
+    return Calibrated(
+        role=role,
+        snapshot=CalibrationSnapshot.objects.get(role=role, level=None),
+        level_snapshot=CalibrationSnapshot.objects.get(role=role, level__name="L5"),
+        job=job,
+    )

@@ -1,0 +1,404 @@
+"""The calibration API: /api/v1/calibration/latest/, history/, runs/ and runs/{id}/.
+
+Leads read everything and start runs; everyone else signed in reads the
+reliability figures and their own interviewer row only. Celery is eager in
+tests, so a run requested through the API runs when its transaction commits;
+`django_capture_on_commit_callbacks` decides whether and when that happens.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from kit.models import Level, Role
+from kit.permissions import INTERVIEWER
+from scoring.calibration import services
+from scoring.models import CalibrationJob, CalibrationSnapshot
+from tests.conftest import client_for, make_user
+from tests.factories import RoleFactory
+from tests.scoring.calibration.conftest import PANEL, Calibrated
+from tests.scoring.calibration.helpers import ROLE, counts, import_scorecards, write_csv
+from tests.scoring.helpers import iso
+
+LATEST = "/api/v1/calibration/latest/"
+HISTORY = "/api/v1/calibration/history/"
+RUNS = "/api/v1/calibration/runs/"
+DENIED = {"detail": "You do not have permission to perform this action."}
+ANONYMOUS = {"detail": "Authentication credentials were not provided."}
+NO_SNAPSHOT = {"detail": "No calibration has been computed for this scope yet."}
+
+
+def own_view(result: dict[str, Any], username: str) -> dict[str, Any]:
+    """What a non-lead should get: everything but the three tables, and their own row."""
+    return {
+        **{k: v for k, v in result.items() if k not in ("interviewers", "questions", "candidates")},
+        "interviewers": [r for r in result["interviewers"] if r["interviewer"] == username],
+        "questions": [],
+        "candidates": [],
+    }
+
+
+def job_json(job: CalibrationJob) -> dict[str, Any]:
+    job.refresh_from_db()
+    return {
+        "id": job.pk,
+        "role": job.role.name,
+        "status": job.status,
+        "progress": job.progress,
+        "stage": job.stage,
+        "requested_at": iso(job.requested_at),
+        "started_at": iso(job.started_at),
+        "finished_at": iso(job.finished_at),
+        "error": job.error,
+        "snapshot": job.snapshot_id,
+    }
+
+
+# --- latest -------------------------------------------------------------------------------
+
+
+def test_a_lead_reads_the_whole_latest_snapshot(lead: User, calibrated: Calibrated) -> None:
+    response = client_for(lead).get(LATEST, {"role": ROLE})
+
+    assert response.status_code == 200
+    assert response.json() == calibrated.snapshot.result
+    assert sorted(r["interviewer"] for r in response.json()["interviewers"]) == sorted(PANEL)
+    assert len(response.json()["candidates"]) == 10
+
+
+def test_the_role_name_is_matched_without_case(lead: User, calibrated: Calibrated) -> None:
+    response = client_for(lead).get(LATEST, {"role": ROLE.upper()})
+
+    assert response.status_code == 200
+    assert response.json()["scope"] == {"role": ROLE, "level": None}
+
+
+def test_an_interviewer_reads_only_their_own_row(interviewer: User, calibrated: Calibrated) -> None:
+    response = client_for(interviewer).get(LATEST, {"role": ROLE})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body == own_view(calibrated.snapshot.result, "ines")
+    assert [r["interviewer"] for r in body["interviewers"]] == ["ines"]
+    assert (body["questions"], body["candidates"]) == ([], [])
+    assert body["reliability"] == calibrated.snapshot.result["reliability"]
+    text = response.content.decode()
+    for other in PANEL:
+        if other != "ines":
+            assert other not in text
+    assert "Candidate 001" not in text
+
+
+@pytest.mark.parametrize("persona", ["recruiter", "no_ratings"])
+def test_someone_without_ratings_gets_an_empty_interviewer_list(
+    persona: str, recruiter: User, calibrated: Calibrated
+) -> None:
+    user = recruiter if persona == "recruiter" else make_user("pia", INTERVIEWER)
+
+    response = client_for(user).get(LATEST, {"role": ROLE})
+
+    assert response.status_code == 200
+    assert response.json() == own_view(calibrated.snapshot.result, user.username)
+    assert response.json()["interviewers"] == []
+    for name in PANEL:
+        assert name not in response.content.decode()
+
+
+def test_the_level_parameter_scopes_the_snapshot(lead: User, calibrated: Calibrated) -> None:
+    response = client_for(lead).get(LATEST, {"role": ROLE, "level": "l5"})
+
+    assert response.status_code == 200
+    assert response.json() == calibrated.level_snapshot.result
+    assert response.json()["scope"] == {"role": ROLE, "level": "L5"}
+
+
+def test_it_answers_400_without_a_role(lead: User, calibrated: Calibrated) -> None:
+    response = client_for(lead).get(LATEST)
+
+    assert response.status_code == 400
+    assert response.json() == {"role": ["This field is required."]}
+
+
+def test_it_answers_404_for_an_unknown_role_or_level(lead: User, calibrated: Calibrated) -> None:
+    client = client_for(lead)
+
+    unknown_role = client.get(LATEST, {"role": "Astronaut"})
+    unknown_level = client.get(LATEST, {"role": ROLE, "level": "L9"})
+
+    assert unknown_role.status_code == 404
+    assert unknown_role.json() == {"detail": "No role named 'Astronaut'."}
+    assert unknown_level.status_code == 404
+    assert unknown_level.json() == {"detail": "No level named 'L9'."}
+
+
+def test_it_answers_404_before_any_calibration(lead: User, role: Role) -> None:
+    response = client_for(lead).get(LATEST, {"role": ROLE})
+
+    assert response.status_code == 404
+    assert response.json() == NO_SNAPSHOT
+
+
+def test_it_answers_404_for_a_level_without_a_snapshot(lead: User, calibrated: Calibrated) -> None:
+    response = client_for(lead).get(LATEST, {"role": ROLE, "level": "L3"})
+
+    assert response.status_code == 404
+    assert response.json() == NO_SNAPSHOT
+
+
+def test_latest_reads_with_a_fixed_number_of_queries(
+    lead: User, calibrated: Calibrated, django_assert_max_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    client = client_for(lead)
+    # 1. the lead's groups (IsAuthenticated needs none; result_visible_to asks is_lead)
+    # 2. the role by name
+    # 3. the level by name
+    # 4. the newest snapshot of the scope
+    with django_assert_max_num_queries(4):
+        response = client.get(LATEST, {"role": ROLE, "level": "L5"})
+    assert response.status_code == 200
+
+
+# --- history ------------------------------------------------------------------------------
+
+
+def snapshot_json(snapshot: CalibrationSnapshot) -> dict[str, Any]:
+    return {
+        "id": snapshot.pk,
+        "role": snapshot.role.name,
+        "level": snapshot.level.name if snapshot.level else None,
+        "computed_at": iso(snapshot.computed_at),
+        "watermark": snapshot.watermark,
+    }
+
+
+def test_a_lead_reads_the_history_newest_first(lead: User, calibrated: Calibrated) -> None:
+    newer = CalibrationSnapshot.objects.create(
+        role=calibrated.role, level=None, watermark="later", result={"inputs": {"ratings": 0}}
+    )
+
+    response = client_for(lead).get(HISTORY, {"role": ROLE})
+
+    assert response.status_code == 200
+    assert response.json() == [snapshot_json(newer), snapshot_json(calibrated.snapshot)]
+
+
+def test_the_history_of_a_level(lead: User, calibrated: Calibrated) -> None:
+    response = client_for(lead).get(HISTORY, {"role": ROLE, "level": "L5"})
+
+    assert response.status_code == 200
+    assert response.json() == [snapshot_json(calibrated.level_snapshot)]
+
+
+@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
+def test_only_leads_read_the_history(
+    persona: str, request: pytest.FixtureRequest, calibrated: Calibrated
+) -> None:
+    user = request.getfixturevalue(persona)
+
+    response = client_for(user).get(HISTORY, {"role": ROLE})
+
+    assert response.status_code == 403
+    assert response.json() == DENIED
+
+
+def test_history_reads_many_snapshots_with_a_fixed_number_of_queries(
+    lead: User, role: Role, django_assert_max_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    level = Level.objects.get(name="L5")
+    CalibrationSnapshot.objects.bulk_create(
+        CalibrationSnapshot(role=role, level=level, watermark=f"w{n}", result={}) for n in range(30)
+    )
+    client = client_for(lead)
+    # 1. the lead's groups (IsLead)
+    # 2. the role by name
+    # 3. the level by name
+    # 4. the snapshots, with their role and level joined (not one query per snapshot)
+    with django_assert_max_num_queries(4):
+        response = client.get(HISTORY, {"role": ROLE, "level": "L5"})
+    assert response.status_code == 200
+    assert len(response.json()) == 30
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+def test_a_lead_starts_a_run_and_a_second_request_joins_it(
+    lead: User,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    client = client_for(lead)
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        first = client.post(RUNS, {"role": ROLE}, format="json")
+        second = client.post(RUNS, {"role": ROLE.lower()}, format="json")
+
+    assert (first.status_code, second.status_code) == (202, 202)
+    job = CalibrationJob.objects.get(status="queued")
+    assert first.json() == second.json() == job_json(job)
+    assert (job.requested_by, job.progress, job.snapshot) == (lead, 0, None)
+    assert first.json()["status"] == "queued"
+    assert len(callbacks) == 1  # one publish for the collapsed pair
+
+
+def test_a_run_started_through_the_api_runs_after_commit_and_reports_done(
+    lead: User,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    client = client_for(lead)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        started = client.post(RUNS, {"role": ROLE}, format="json")
+
+    assert started.status_code == 202
+    assert started.json()["status"] == "queued"
+    job = CalibrationJob.objects.get(pk=started.json()["id"])
+    followed = client.get(f"{RUNS}{job.pk}/")
+    assert followed.status_code == 200
+    assert followed.json() == job_json(job)
+    body = followed.json()
+    assert (body["status"], body["progress"], body["stage"], body["error"]) == (
+        "done",
+        100,
+        "done",
+        "",
+    )
+    # Nothing changed since the import's run: the same inputs, the same snapshot.
+    assert body["snapshot"] == calibrated.snapshot.pk
+    assert body["started_at"] is not None and body["finished_at"] is not None
+
+
+def test_new_ratings_run_a_job_after_commit_and_latest_shows_its_snapshot(
+    lead: User,
+    calibrated: Calibrated,
+    tmp_path: Path,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    path = write_csv(tmp_path / "more.csv", [("Candidate 011", "ines", "Question 1", 4)])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        import_scorecards(path, "--role", ROLE, "--level", "L5")
+
+    job = CalibrationJob.objects.exclude(pk=calibrated.job.pk).get()
+    assert job.status == "done"
+    assert job.snapshot_id not in (None, calibrated.snapshot.pk)
+    latest = client_for(lead).get(LATEST, {"role": ROLE}).json()
+    assert latest == job.snapshot.result
+    assert latest["inputs"]["ratings"] == calibrated.snapshot.result["inputs"]["ratings"] + 1
+    history = client_for(lead).get(HISTORY, {"role": ROLE}).json()
+    assert [h["id"] for h in history] == [job.snapshot_id, calibrated.snapshot.pk]
+
+
+@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
+def test_only_leads_start_runs(
+    persona: str,
+    request: pytest.FixtureRequest,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    user = request.getfixturevalue(persona)
+    before = counts()
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = client_for(user).post(RUNS, {"role": ROLE}, format="json")
+
+    assert response.status_code == 403
+    assert response.json() == DENIED
+    assert counts() == before
+    assert callbacks == []
+
+
+def test_starting_a_run_for_an_unknown_role_writes_nothing(
+    lead: User,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    before = counts()
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        unknown = client_for(lead).post(RUNS, {"role": "Astronaut"}, format="json")
+        missing = client_for(lead).post(RUNS, {}, format="json")
+
+    assert unknown.status_code == 400
+    assert unknown.json() == {"role": ["No role named 'Astronaut'."]}
+    assert missing.status_code == 400
+    assert missing.json() == {"role": ["This field is required."]}
+    assert counts() == before
+    assert callbacks == []
+
+
+def test_following_an_unknown_run_answers_404(lead: User, role: Role) -> None:
+    response = client_for(lead).get(f"{RUNS}999999/")
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found."}
+
+
+@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
+def test_only_leads_follow_runs(
+    persona: str, request: pytest.FixtureRequest, calibrated: Calibrated
+) -> None:
+    user = request.getfixturevalue(persona)
+
+    response = client_for(user).get(f"{RUNS}{calibrated.job.pk}/")
+
+    # A run is an object: one the caller may not see answers 404, so ids leak nothing.
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found."}
+
+
+def test_a_queued_run_shows_its_progress_fields(lead: User, calibrated: Calibrated) -> None:
+    job = services.calibration_request(role=calibrated.role, by=lead)
+    CalibrationJob.objects.filter(pk=job.pk).update(
+        status="running", progress=40, stage="all levels: computing statistics",
+        started_at=timezone.now(),
+    )  # fmt: skip
+
+    response = client_for(lead).get(f"{RUNS}{job.pk}/")
+
+    assert response.status_code == 200
+    assert response.json() == job_json(job)
+    assert (response.json()["progress"], response.json()["stage"]) == (
+        40,
+        "all levels: computing statistics",
+    )
+
+
+# --- anonymous ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "data"),
+    [
+        ("get", LATEST, {"role": ROLE}),
+        ("get", HISTORY, {"role": ROLE}),
+        ("post", RUNS, {"role": ROLE}),
+        ("get", f"{RUNS}1/", None),
+    ],
+)
+def test_anonymous_callers_are_refused(
+    method: str, url: str, data: dict[str, str] | None, calibrated: Calibrated
+) -> None:
+    before = counts()
+
+    response = getattr(APIClient(), method)(url, data)
+
+    assert response.status_code == 403
+    assert response.json() == ANONYMOUS
+    assert counts() == before
+
+
+def test_a_role_with_a_snapshot_does_not_leak_into_another_role(
+    lead: User, calibrated: Calibrated
+) -> None:
+    RoleFactory(name="Data Engineer")
+
+    response = client_for(lead).get(LATEST, {"role": "Data Engineer"})
+
+    assert response.status_code == 404
+    assert response.json() == NO_SNAPSHOT

@@ -1,0 +1,468 @@
+"""The calibration pages: the dashboard, "Recalculate now" and the CSV export."""
+
+import csv
+import io
+import json
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+
+from kit.models import AuditEvent, Level, Question, Role, RubricItem
+from kit.permissions import INTERVIEWER
+from scoring.calibration import services
+from scoring.calibration.views import EXPORT_COLUMNS
+from scoring.models import CalibrationJob
+from tests.conftest import make_user
+from tests.factories import RoleFactory
+from tests.integration.data import write_ratings_csv
+from tests.scoring.calibration.conftest import PANEL, Calibrated
+from tests.scoring.calibration.helpers import (
+    ROLE,
+    calibrate_json,
+    counts,
+    import_scorecards,
+    lenient_panel_rows,
+    tables,
+    write_csv,
+)
+
+DASHBOARD = "/calibration/"
+RUN = "/calibration/run/"
+EXPORT = "/calibration/export.csv"
+CHART_JS = "/static/vendor/chartjs/chart.umd.min.js"
+
+
+def signed_in(client: Client, user: User) -> Client:
+    client.force_login(user)
+    return client
+
+
+def page(client: Client, user: User, **params: object) -> str:
+    response = signed_in(client, user).get(DASHBOARD, params)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+# --- the dashboard ------------------------------------------------------------------------
+
+
+def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    html = page(client, lead, role=calibrated.role.pk)
+
+    result = calibrated.snapshot.result
+    alpha = result["reliability"]["krippendorff_alpha"]
+    # Shown to two decimals; the snapshot and its CSV keep every digit.
+    assert f'<div class="big">{alpha["interval"]:.2f}</div>' in html
+    assert f"ordinal {alpha['ordinal']:.2f} · nominal {alpha['nominal']:.2f}" in html
+    assert f'<div class="big">{result["reliability"]["g_qk"]:.2f}</div>' in html
+    assert 'Krippendorff\'s <span class="greek">α</span>' in html
+    assert "Last computed" in html and "from 140 ratings." in html
+    found = tables(html)
+    # Each row reads "Full Name username", or the username alone where no name is set.
+    interviewers = {row[0].split()[-1]: row for row in found["Interviewers"][1:]}
+    assert sorted(interviewers) == sorted(PANEL)
+    assert interviewers["rater-x"][-1] == "lenient"
+    assert '<span class="flag flag-lenient">lenient</span>' in html
+    assert all(row[-1] == "" for name, row in interviewers.items() if name != "rater-x")
+    by_name = {row["interviewer"]: row for row in result["interviewers"]}
+    assert interviewers["rater-x"][1:4] == [
+        "20",
+        f"{by_name['rater-x']['mean']:.2f}",
+        f"{by_name['rater-x']['leniency']:.2f}",
+    ]
+    assert [row[0] for row in found["Questions"][1:]] == ["Question 1", "Question 2"]
+    candidates = found["Candidates: raw versus adjusted"][1:]
+    assert sorted(row[0] for row in candidates) == [f"Candidate {c:03}" for c in range(1, 11)]
+    adjusted = [float(row[3]) for row in candidates]
+    assert adjusted == sorted(adjusted, reverse=True)  # strongest first
+    for canvas in ("severity-chart", "candidates-chart", "trend-chart"):
+        assert f'<canvas id="{canvas}"' in html
+    assert f'<script src="{CHART_JS}"></script>' in html
+    assert '<script id="calibration-data" type="application/json">' in html
+    assert not re.search(r"<script[^>]+src=[\"']?(https?:)?//", html)
+    assert "Recalculate now" in html
+
+
+def test_interviewers_show_by_full_name_with_their_username(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    User.objects.filter(username="rater-x").update(first_name="Xavier", last_name="Rao")
+
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert '<td>Xavier Rao <span class="muted small">rater-x</span></td>' in html
+    data = re.search(r'<script id="calibration-data" type="application/json">(.*?)</script>', html)
+    assert data is not None
+    names = [row["name"] for row in json.loads(data.group(1))["interviewers"]]
+    assert "Xavier Rao (rater-x)" in names and "rater-x" not in names
+    # Someone without a name set keeps their username, once.
+    assert "<td>rater-3</td>" in html
+
+
+def test_the_least_hit_core_point_leaves_red_flags_and_extras_aside(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    snapshot = calibrated.snapshot
+    row = snapshot.result["questions"][0]
+    version = Question.objects.get(pk=row["question_id"]).current
+    RubricItem.objects.filter(version=version).delete()
+    for order, (text, kind) in enumerate(
+        [("Sizes the cache first", "core"), ("Mentions paging", "strong"),
+         ("Ignores the dtype", "red_flag"), ("Names the batch size", "core")]
+    ):  # fmt: skip
+        RubricItem.objects.create(version=version, text=text, kind=kind, order=order)
+    row["rubric_hit_rates"] = {
+        "Sizes the cache first": 0.8,
+        "Mentions paging": 0.1,
+        "Ignores the dtype": 0.0,
+        "Names the batch size": 0.45,
+    }
+    snapshot.save()
+
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert "<th>Least-hit core point</th>" in html
+    assert "Names the batch size (0.45)" in html
+    assert "Ignores the dtype" not in html
+    assert "Mentions paging" not in html
+
+
+def test_thin_data_comes_with_a_warning(
+    client: Client, lead: User, role: Role, tmp_path: Path
+) -> None:
+    rows = [r for r in lenient_panel_rows(candidates=2) if r[1] in ("rater-1", "rater-2")]
+    import_scorecards(write_csv(tmp_path / "thin.csv", rows), "--role", ROLE, "--scale-max", "7")
+    calibrate_json()
+
+    html = page(client, lead, role=role.pk)
+
+    assert "Too little data for stable figures yet (2 candidates, 8 ratings)." in html
+
+
+def test_a_panel_of_ten_candidates_has_no_thin_data_warning(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    assert "Too little data" not in page(client, lead, role=calibrated.role.pk)
+
+
+def test_the_level_filter_shows_the_level_snapshot(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    level = Level.objects.get(name="L5")
+
+    html = page(client, lead, role=calibrated.role.pk, level=level.pk)
+
+    assert f'<option value="{level.pk}" selected>L5</option>' in html
+    assert len(tables(html)["Interviewers"]) == 1 + len(PANEL)
+
+
+def test_the_dashboard_defaults_to_a_role_with_snapshots(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    RoleFactory(name="Aardvark Keeper")  # first by name, but never calibrated
+
+    html = page(client, lead)
+
+    assert f'<option value="{calibrated.role.pk}" selected>{ROLE}</option>' in html
+    assert "rater-x" in html
+
+
+def test_a_scope_without_a_snapshot_says_so(client: Client, lead: User, role: Role) -> None:
+    html = page(client, lead, role=role.pk)
+
+    assert "No calibration yet for this scope. Recalculate to compute one." in html
+    assert "<canvas" not in html
+
+
+def test_an_interviewer_sees_only_their_own_row(
+    client: Client, interviewer: User, calibrated: Calibrated
+) -> None:
+    html = page(client, interviewer, role=calibrated.role.pk)
+
+    found = tables(html)
+    assert [row[0] for row in found["Interviewers"][1:]] == ["Ines ines"]
+    assert "Questions" not in found
+    assert "Candidates: raw versus adjusted" not in found
+    for other in PANEL:
+        if other != "ines":
+            assert other not in html
+    assert "Candidate 001" not in html
+    assert "Only your own row is shown." in html
+    assert "Recalculate now" not in html
+    assert "Interviewers CSV" not in html
+    assert 'id="severity-chart"' not in html and 'id="candidates-chart"' not in html
+
+
+def test_someone_without_ratings_sees_an_empty_row_list(
+    client: Client, calibrated: Calibrated
+) -> None:
+    pia = make_user("pia", INTERVIEWER)
+
+    html = page(client, pia, role=calibrated.role.pk)
+
+    assert "No ratings of yours in this scope yet." in html
+    for name in PANEL:
+        assert name not in html
+
+
+def test_the_dashboard_needs_a_sign_in(client: Client, calibrated: Calibrated) -> None:
+    response = client.get(DASHBOARD)
+
+    assert response.status_code == 302
+    assert response["Location"] == "/login/?next=/calibration/"
+
+
+def test_the_dashboard_makes_a_fixed_number_of_queries_for_a_large_panel(
+    client: Client,
+    lead: User,
+    role: Role,
+    tmp_path: Path,
+    django_assert_max_num_queries,  # type: ignore[no-untyped-def]
+) -> None:
+    path = tmp_path / "panel.csv"
+    write_ratings_csv(path, candidates=300, interviewers=200, questions=12)
+    import_scorecards(path, "--role", ROLE)
+    job = services.calibration_run_now(role=role)
+    assert job.snapshot is not None
+    panel = job.snapshot.result["inputs"]["interviewers"]
+    assert panel > 150
+    client.force_login(lead)
+    # 1. the session
+    # 2. the user
+    # 3. the role
+    # 4. the level (none asked: a lookup of pk 0)
+    # 5. the latest snapshot of the scope
+    # 6. the user's groups (is_lead, cached on the user for the template's personas too)
+    # 7. the trend (reliability of past snapshots)
+    # 8. when a run last finished (it may have kept this snapshot)
+    # 9. the questions' core rubric points (the least-hit column leaves the rest aside)
+    # 10. the interviewers' full names (the snapshot keeps usernames)
+    # 11. the roles for the filter
+    # 12. the levels for the filter
+    # Nothing per interviewer, candidate or question: the rows come from the snapshot JSON.
+    with django_assert_max_num_queries(12):
+        response = client.get(DASHBOARD, {"role": role.pk})
+    assert response.status_code == 200
+    assert len(tables(response.content.decode())["Interviewers"]) == 1 + panel
+
+
+# --- Recalculate now ----------------------------------------------------------------------
+
+
+def test_recalculate_queues_a_job_and_shows_its_progress(
+    client: Client,
+    lead: User,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    signed_in(client, lead)
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(RUN, {"role": calibrated.role.pk, "level": ""})
+
+    job = CalibrationJob.objects.get(status="queued")
+    assert (job.role, job.requested_by) == (calibrated.role, lead)
+    assert len(callbacks) == 1
+    assert response.status_code == 302
+    assert response["Location"] == f"{DASHBOARD}?role={calibrated.role.pk}&level=&job={job.pk}"
+    html = client.get(response["Location"]).content.decode()
+    assert (
+        f'<div id="run" data-url="/api/v1/calibration/runs/{job.pk}/" data-status="queued">' in html
+    )
+    assert '<progress id="run-bar" max="100" value="0"></progress>' in html
+    assert '<span id="run-text" aria-live="polite">Queued</span>' in html
+
+
+def test_recalculate_twice_returns_the_job_still_waiting(
+    client: Client,
+    lead: User,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    signed_in(client, lead)
+
+    with django_capture_on_commit_callbacks(execute=False):
+        first = client.post(RUN, {"role": calibrated.role.pk})
+        second = client.post(RUN, {"role": calibrated.role.pk})
+
+    assert first["Location"] == second["Location"]
+    assert CalibrationJob.objects.filter(status="queued").count() == 1
+
+
+def test_a_recalculation_run_on_commit_shows_done(
+    client: Client,
+    lead: User,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    signed_in(client, lead)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(RUN, {"role": calibrated.role.pk, "level": ""})
+
+    job = CalibrationJob.objects.exclude(pk=calibrated.job.pk).get()
+    assert (job.status, job.progress) == ("done", 100)
+    html = client.get(response["Location"]).content.decode()
+    assert 'data-status="done"' in html
+    assert '<span id="run-text" aria-live="polite">Done</span>' in html
+
+
+def test_a_run_that_finds_nothing_new_says_it_checked(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    snapshot = calibrated.snapshot
+    html = page(client, lead, role=calibrated.role.pk)
+    assert "Checked again" not in html
+
+    # The run that computed the snapshot finishing later (its levels take a while)
+    # is no second check.
+    CalibrationJob.objects.filter(pk=calibrated.job.pk).update(
+        finished_at=snapshot.computed_at + timedelta(minutes=5)
+    )
+    assert "Checked again" not in page(client, lead, role=calibrated.role.pk)
+
+    # A later run found the same ratings and kept the snapshot it had.
+    later = snapshot.computed_at + timedelta(hours=2)
+    CalibrationJob.objects.create(
+        role=calibrated.role, status=CalibrationJob.Status.DONE, progress=100, snapshot=snapshot,
+        started_at=later - timedelta(seconds=3), finished_at=later,
+    )  # fmt: skip
+
+    html = page(client, lead, role=calibrated.role.pk)
+    when = timezone.localtime(later)
+    assert (
+        f"Checked again {when:%-d %b, %H:%M}: no new ratings since, so the numbers stand." in html
+    )
+
+
+@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
+def test_only_leads_can_recalculate(
+    persona: str,
+    request: pytest.FixtureRequest,
+    client: Client,
+    calibrated: Calibrated,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    signed_in(client, request.getfixturevalue(persona))
+    before = counts()
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = client.post(RUN, {"role": calibrated.role.pk})
+
+    assert response.status_code == 404
+    assert counts() == before
+    assert callbacks == []
+
+
+def test_recalculate_for_an_unknown_role_is_a_404(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    signed_in(client, lead)
+    before = counts()
+
+    assert client.post(RUN, {"role": 999999}).status_code == 404
+    assert client.post(RUN, {}).status_code == 404
+    assert counts() == before
+
+
+def test_recalculate_is_a_post(client: Client, lead: User, calibrated: Calibrated) -> None:
+    signed_in(client, lead)
+
+    assert client.get(RUN, {"role": calibrated.role.pk}).status_code == 405
+    assert not CalibrationJob.objects.filter(status="queued").exists()
+
+
+# --- CSV export ---------------------------------------------------------------------------
+
+
+def rows_of(content: bytes) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(content.decode())))
+
+
+def test_a_lead_exports_the_interviewers_table_and_the_export_is_audited(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    signed_in(client, lead)
+
+    response = client.get(EXPORT, {"role": calibrated.role.pk, "table": "interviewers"})
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"] == (
+        'attachment; filename="calibration-ai-infrastructure-engineer-all-interviewers.csv"'
+    )
+    rows = rows_of(response.content)
+    assert rows[0] == EXPORT_COLUMNS["interviewers"]
+    assert sorted(row[0] for row in rows[1:]) == sorted(PANEL)
+    lenient = next(row for row in rows[1:] if row[0] == "rater-x")
+    source = next(
+        r for r in calibrated.snapshot.result["interviewers"] if r["interviewer"] == "rater-x"
+    )
+    lo, hi = source["leniency_ci"]
+    # One number per cell, every digit the snapshot holds.
+    assert lenient[3:6] == [str(source["leniency"]), str(lo), str(hi)]
+    assert lenient[-1] == "lenient"
+    event = AuditEvent.objects.get()
+    assert (event.actor, event.action, event.target) == (
+        lead,
+        "calibration.exported",
+        f"{ROLE} all levels",
+    )
+    assert event.data == {"table": "interviewers", "snapshot": calibrated.snapshot.pk}
+
+
+@pytest.mark.parametrize(("table", "count"), [("questions", 2), ("candidates", 10)])
+def test_a_lead_exports_the_questions_and_candidates_tables(
+    table: str, count: int, client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    level = Level.objects.get(name="L5")
+    signed_in(client, lead)
+
+    response = client.get(EXPORT, {"role": calibrated.role.pk, "level": level.pk, "table": table})
+
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="calibration-ai-infrastructure-engineer-l5-{table}.csv"'
+    )
+    rows = rows_of(response.content)
+    assert rows[0] == EXPORT_COLUMNS[table]
+    assert len(rows) == 1 + count
+    if table == "questions":
+        source = calibrated.level_snapshot.result["questions"][0]
+        exposure = source["exposure"]
+        row = next(r for r in rows[1:] if r[0] == source["question"])
+        assert row[6:8] == [str(exposure["last_30_days"]), str(exposure["last_90_days"])]
+    assert AuditEvent.objects.get().data == {
+        "table": table,
+        "snapshot": calibrated.level_snapshot.pk,
+    }
+
+
+@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
+def test_only_leads_export(
+    persona: str, request: pytest.FixtureRequest, client: Client, calibrated: Calibrated
+) -> None:
+    signed_in(client, request.getfixturevalue(persona))
+
+    response = client.get(EXPORT, {"role": calibrated.role.pk, "table": "interviewers"})
+
+    assert response.status_code == 404
+    assert not AuditEvent.objects.exists()
+
+
+def test_an_unknown_table_or_a_scope_without_snapshot_is_a_404(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    signed_in(client, lead)
+    l3 = Level.objects.get(name="L3")
+
+    assert client.get(EXPORT, {"role": calibrated.role.pk, "table": "salaries"}).status_code == 404
+    assert client.get(EXPORT, {"role": calibrated.role.pk, "level": l3.pk}).status_code == 404
+    assert not AuditEvent.objects.exists()

@@ -1,0 +1,179 @@
+"""How the calibration job reads ratings: load_ratings, watermarks and the stored copies.
+
+On PostgreSQL these read scorecards and ratings as packed binary columns and
+compute the watermarks from them in numpy; elsewhere they read plain rows and
+aggregate in SQL. Each test checks the result against the ORM reading the same
+ratings the straightforward way, so both paths must agree with it.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.db.models import Count, Max
+
+from kit.models import Role
+from scoring.calibration import ratings as calibration
+from scoring.models import CalibrationSnapshot, QuestionRating
+from tests.scoring.calibration.helpers import (
+    ROLE,
+    calibrate_json,
+    import_scorecards,
+    live_panel,
+    write_csv,
+)
+
+FULL_HEADER = ("candidate", "interviewer", "question", "rating", "recommendation", "decision",
+               "interviewed_at")  # fmt: skip
+
+
+def rows(prefix: str, decisions: dict[int, str]) -> list[tuple[object, ...]]:
+    """Four candidates, three interviewers, two questions; some recommendations and decisions."""
+    recommendations = ["strong_no", "no", "", "yes", "strong_yes"]
+    out = []
+    for c in range(4):
+        for i in range(3):
+            for q in range(2):
+                out.append((
+                    f"{prefix} {c}", f"rater-{i}", f"Question {q}", 1 + (c + i + q) % 4,
+                    recommendations[(c + 2 * i) % 5], decisions.get(c, ""),
+                    f"2024-03-0{c + 1}T10:00:00+00:00",
+                ))  # fmt: skip
+    return out
+
+
+@pytest.fixture
+def panel(role: Role, tmp_path: Path) -> Role:
+    """Ratings at two levels with recommendations and decisions, plus a shadow and a draft."""
+    l4 = write_csv(tmp_path / "l4.csv", rows("Junior", {0: "hire", 1: "no_hire"}), FULL_HEADER)
+    l6 = write_csv(tmp_path / "l6.csv", rows("Staff", {2: "hire"}), FULL_HEADER)
+    import_scorecards(l4, "--role", ROLE, "--level", "L4")
+    import_scorecards(l6, "--role", ROLE, "--level", "L6")
+    live_panel()
+    return Role.objects.get(name=ROLE)
+
+
+def reference_ratings(role: Role) -> list[tuple[Any, ...]]:
+    """The scope's ratings read through the ORM, one sorted tuple per rating."""
+    scores = calibration.RECOMMENDATION_SCORE
+    decisions = calibration.DECISION_SCORE
+    read = QuestionRating.objects.filter(calibration._in_scope(role, None)).values_list(
+        "scorecard__interview__loop__candidate_id",
+        "scorecard__interviewer_id",
+        "item__question_id",
+        "rating",
+        "scorecard__interview__loop_id",
+        "scorecard__recommendation",
+        "version__scale_max",
+        "scorecard_id",
+        "scorecard__interview__loop__level_id",
+        "scorecard__interview__loop__decision",
+    )
+    out = []
+    for c, i, q, r, lp, rec, scale, card, level, dec in read:
+        out.append((c, i, q, float(r), lp, scores.get(rec), float(scale), card, level,
+                    decisions.get(dec)))  # fmt: skip
+    return sorted(out)
+
+
+def as_tuples(data: calibration.Ratings) -> list[tuple[Any, ...]]:
+    def plain(value: Any) -> Any:
+        value = value.item()
+        return None if isinstance(value, float) and np.isnan(value) else value
+
+    columns = [getattr(data, name) for name in calibration.COLUMNS]
+    return sorted(tuple(plain(column[n]) for column in columns) for n in range(data.rating.size))
+
+
+def reference_marks(role: Role) -> dict[int | None, str]:
+    """The watermarks as one aggregate query over the joined ratings computes them."""
+    mark = {
+        "n": Count("id"),
+        "last": Max("id"),
+        "changed": Max("scorecard__updated_at"),
+        "decided": Max("scorecard__interview__loop__decided_at"),
+        "decisions": Count("scorecard__interview__loop__decided_at", distinct=True),
+    }
+    rated = QuestionRating.objects.filter(calibration._in_scope(role, None))
+    per_level = rated.values("scorecard__interview__loop__level_id").annotate(**mark).order_by()
+    marks: dict[int | None, str] = {}
+    for row in per_level:
+        marks[row["scorecard__interview__loop__level_id"]] = calibration._mark(row)
+    whole = rated.aggregate(**mark)
+    marks[None] = calibration._mark(whole)
+    return marks
+
+
+def test_load_ratings_reads_what_the_orm_reads(panel: Role) -> None:
+    data = calibration.load_ratings(panel)
+
+    assert as_tuples(data) == reference_ratings(panel)
+    assert data.rating.size > 2 * 4 * 3 * 2  # both imports and the submitted panelist
+
+
+def test_load_ratings_of_a_level_reads_only_that_level(panel: Role) -> None:
+    level = panel.loops.get(candidate__name="Staff 0").level
+
+    data = calibration.load_ratings(panel, level)
+
+    assert set(data.level.tolist()) == {level.pk}
+    assert data.rating.size == 4 * 3 * 2
+
+
+def test_watermarks_match_one_aggregate_query(panel: Role) -> None:
+    marks = calibration.watermarks(panel)
+
+    assert dict(marks) == reference_marks(panel)
+    for level_id, mark in marks.items():
+        level = None if level_id is None else panel.loops.filter(level_id=level_id)[0].level
+        assert calibration.watermark(panel, level) == mark
+
+
+def test_load_ratings_reuses_the_read_behind_live_watermarks(
+    panel: Role, django_assert_num_queries: Any
+) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the watermarks read the ratings themselves only on PostgreSQL")
+    marks = calibration.watermarks(panel)
+
+    # 1. the question and scale of each version rated
+    with django_assert_num_queries(1):
+        data = calibration.load_ratings(panel)
+
+    assert as_tuples(data) == reference_ratings(panel)
+    del marks
+    # 1. scorecards 2. their ratings 3. versions
+    with django_assert_num_queries(3):
+        calibration.load_ratings(panel)
+
+
+def test_packed_columns_that_do_not_fit_are_read_again_unpacked(panel: Role) -> None:
+    queryset = (
+        QuestionRating.objects.filter(calibration._in_scope(panel, None))
+        .values_list("version_id", "rating")
+        .order_by()
+    )
+    # Ratings run to 4: three bits, not one.
+    read = calibration._integer_columns(queryset, ("version", "rating"), packed={"rating": 1})
+
+    expected = sorted(queryset)
+    assert sorted(zip(read["version"].tolist(), read["rating"].tolist(), strict=True)) == expected
+
+
+def test_a_level_holding_every_rating_stores_the_role_result_under_its_scope(
+    role: Role, tmp_path: Path
+) -> None:
+    path = write_csv(tmp_path / "l4.csv", rows("Junior", {0: "hire"}), FULL_HEADER)
+    import_scorecards(path, "--role", ROLE, "--level", "L4")
+
+    whole = calibrate_json("--role", ROLE)
+
+    level = CalibrationSnapshot.objects.get(level__name="L4")
+    assert level.result["scope"] == {"role": ROLE, "level": "L4"}
+    assert level.result["watermark"] == level.watermark == whole["watermark"]
+    same = {"scope", "computed_at", "watermark"}
+    assert {k: v for k, v in level.result.items() if k not in same} == {
+        k: v for k, v in whole.items() if k not in same
+    }

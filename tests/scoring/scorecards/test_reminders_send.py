@@ -1,0 +1,258 @@
+"""services.reminders_send: email interviewers whose scorecard is overdue, once per interval."""
+
+import threading
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from django.db import connection
+
+from interviews.models import Panelist
+from scoring.scorecards import services
+from scoring.tasks import reminders_task
+from tests.conftest import need
+from tests.scoring.helpers import Built, Seat, build_loop, draft, ended, submitted
+
+
+@pytest.fixture(autouse=True)
+def reminder_settings(settings):  # type: ignore[no-untyped-def]
+    settings.SCORECARD_REMINDER_AFTER_HOURS = 24
+    settings.SCORECARD_REMINDER_EVERY_HOURS = 24
+    settings.SITE_URL = "https://kit.example.com"
+
+
+@pytest.fixture
+def overdue(recruiter: User, interviewer: User, pia: User, other_interviewer: User) -> Built:
+    """Interview 1: Ines and Pia; interview 2 (an hour later): Omar. No shadow."""
+    return build_loop(
+        seats=[Seat(interviewers=[interviewer, pia]), Seat(interviewers=[other_interviewer])],
+        recruiter=recruiter,
+    )
+
+
+def sent() -> list[tuple[str, str]]:
+    return sorted((m.to[0], m.subject) for m in mail.outbox)
+
+
+def due_at(built: Built) -> datetime:
+    """The moment every seat of the loop becomes overdue (24h after the last interview ended)."""
+    return max(ended(i) for i in built.interviews) + timedelta(hours=24)
+
+
+def test_it_sends_nothing_before_24_hours_have_passed(overdue: Built) -> None:
+    first_due = ended(overdue.interviews[0]) + timedelta(hours=24)
+
+    count = services.reminders_send(now=first_due - timedelta(seconds=1))
+
+    assert (count, mail.outbox) == (0, [])
+    assert not Panelist.objects.filter(reminded_at__isnull=False).exists()
+
+
+def test_it_emails_each_interviewer_whose_card_is_overdue(overdue: Built) -> None:
+    first = overdue.interviews[0]
+    now = ended(first) + timedelta(hours=24)
+
+    count = services.reminders_send(now=now)
+
+    # Interview 2 ended an hour later: its seat is not overdue yet.
+    assert count == 2
+    assert sent() == [
+        ("ines@example.com", "Scorecard overdue: Interview 1 with Casey Quinn"),
+        ("pia@example.com", "Scorecard overdue: Interview 1 with Casey Quinn"),
+    ]
+    link = f"https://kit.example.com/interviews/{first.pk}/scorecard/"
+    for message in mail.outbox:
+        assert link in message.body
+        assert 'Your scorecard for "Interview 1" with Casey Quinn' in message.body
+        html, kind = message.alternatives[0]
+        assert kind == "text/html"
+        assert f'<a href="{link}">Write the scorecard</a>' in html
+    assert set(
+        Panelist.objects.filter(reminded_at=now).values_list("user__username", flat=True)
+    ) == {
+        "ines",
+        "pia",
+    }
+
+
+def test_it_names_the_candidate_and_interview_as_written(
+    recruiter: User, interviewer: User
+) -> None:
+    built = build_loop(
+        seats=[Seat(interviewers=[interviewer])],
+        recruiter=recruiter,
+        candidate_name="Dana O'Reilly & Sons",
+    )
+
+    services.reminders_send(now=due_at(built))
+
+    (message,) = mail.outbox
+    # Plain-text mail: no HTML entities in the subject or the text body.
+    assert message.subject == "Scorecard overdue: Interview 1 with Dana O'Reilly & Sons"
+    assert 'Your scorecard for "Interview 1" with Dana O\'Reilly & Sons (' in message.body
+
+
+def test_it_sends_again_after_the_interval_and_not_within_it(overdue: Built) -> None:
+    now = due_at(overdue)
+    assert services.reminders_send(now=now) == 3
+    mail.outbox.clear()
+
+    within = services.reminders_send(now=now + timedelta(hours=23, minutes=59))
+    assert (within, mail.outbox) == (0, [])
+
+    again = services.reminders_send(now=now + timedelta(hours=24))
+    assert again == 3
+    assert [to for to, _ in sent()] == [
+        "ines@example.com",
+        "omar@example.com",
+        "pia@example.com",
+    ]
+
+
+def test_it_honours_the_configured_hours(overdue: Built, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.SCORECARD_REMINDER_AFTER_HOURS = 2
+    settings.SCORECARD_REMINDER_EVERY_HOURS = 6
+    last_end = max(ended(i) for i in overdue.interviews)
+
+    assert services.reminders_send(now=last_end + timedelta(hours=1, minutes=59)) == 2
+    assert services.reminders_send(now=last_end + timedelta(hours=2)) == 1
+    # Six hours after each seat's last reminder, not a minute earlier.
+    assert services.reminders_send(now=last_end + timedelta(hours=7, minutes=58)) == 0
+    assert services.reminders_send(now=last_end + timedelta(hours=7, minutes=59)) == 2
+    assert services.reminders_send(now=last_end + timedelta(hours=8)) == 1
+    assert len(mail.outbox) == 6
+
+
+def test_it_sends_one_email_per_seat_when_run_twice_in_a_row(overdue: Built) -> None:
+    now = due_at(overdue)
+
+    assert services.reminders_send(now=now) == 3
+    assert services.reminders_send(now=now) == 0
+    assert services.reminders_send(now=now + timedelta(minutes=5)) == 0
+
+    assert len(mail.outbox) == 3
+
+
+def test_it_sends_nothing_for_a_submitted_card(
+    overdue: Built, interviewer: User, pia: User
+) -> None:
+    submitted(pia, overdue.interviews[0])
+    now = due_at(overdue)
+
+    services.reminders_send(now=now)
+    services.reminders_send(now=now + timedelta(hours=24))
+
+    assert [to for to, _ in sent()] == [
+        "ines@example.com",
+        "ines@example.com",
+        "omar@example.com",
+        "omar@example.com",
+    ]
+
+
+def test_it_stops_once_the_card_is_submitted(overdue: Built, interviewer: User) -> None:
+    now = due_at(overdue)
+    services.reminders_send(now=now)
+    submitted(interviewer, overdue.interviews[0])
+    mail.outbox.clear()
+
+    services.reminders_send(now=now + timedelta(hours=24))
+
+    assert [to for to, _ in sent()] == ["omar@example.com", "pia@example.com"]
+
+
+def test_a_draft_does_not_stop_the_reminders(overdue: Built, interviewer: User) -> None:
+    draft(interviewer, overdue.interviews[0])
+
+    services.reminders_send(now=due_at(overdue))
+
+    assert "ines@example.com" in [to for to, _ in sent()]
+
+
+def test_it_sends_nothing_for_a_decided_loop(overdue: Built, recruiter: User) -> None:
+    services.loop_decide(loop=overdue.loop, by=recruiter, decision="no_hire", rationale="Withdrew")
+
+    assert services.reminders_send(now=due_at(overdue)) == 0
+    assert mail.outbox == []
+
+
+def test_it_skips_an_interviewer_without_an_email_address(overdue: Built, pia: User) -> None:
+    User.objects.filter(pk=pia.pk).update(email="")
+
+    assert services.reminders_send(now=due_at(overdue)) == 2
+    assert [to for to, _ in sent()] == ["ines@example.com", "omar@example.com"]
+
+
+def test_the_beat_task_sends_the_overdue_reminders_once(overdue: Built) -> None:
+    # The interviews ended about three days ago, so every seat is overdue now.
+    assert reminders_task.apply().get() == 3
+    assert reminders_task.apply().get() == 0
+    assert len(mail.outbox) == 3
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_workers_send_one_email_per_seat_per_interval(
+    overdue: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need("PostgreSQL", connection.vendor == "postgresql")
+    lock = threading.Lock()
+    recorded: list[list[str]] = []
+
+    def record(**kwargs: Any) -> int:
+        with lock:
+            recorded.append(kwargs["recipient_list"])
+        return 1
+
+    monkeypatch.setattr(services, "send_mail", record)
+    now = due_at(overdue)
+
+    def run_workers(at: datetime, workers: int = 4) -> list[int]:
+        barrier = threading.Barrier(workers)
+        counts: list[int] = []
+        failed: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                barrier.wait(timeout=10)
+                count = services.reminders_send(now=at)
+                with lock:
+                    counts.append(count)
+            except BaseException as exc:  # reported below, so a thread cannot fail silently
+                with lock:
+                    failed.append(exc)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=work) for _ in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert failed == []
+        return counts
+
+    counts = run_workers(now)
+    assert sum(counts) == 3
+    assert sorted(to for (to,) in recorded) == [
+        "ines@example.com",
+        "omar@example.com",
+        "pia@example.com",
+    ]
+
+    # Twice more in a row, and again concurrently, within the interval: nothing more.
+    assert services.reminders_send(now=now) == 0
+    assert services.reminders_send(now=now + timedelta(hours=1)) == 0
+    assert sum(run_workers(now + timedelta(hours=2))) == 0
+    assert len(recorded) == 3
+
+    # The next interval: one more each, however many workers run it.
+    assert sum(run_workers(now + timedelta(hours=24))) == 3
+    assert len(recorded) == 6
+    assert sorted(to for (to,) in recorded[3:]) == [
+        "ines@example.com",
+        "omar@example.com",
+        "pia@example.com",
+    ]

@@ -1,0 +1,247 @@
+"""POST /api/v1/scorecards/{id}/submit/ (services.scorecard_submit): complete, then immutable."""
+
+import threading
+from datetime import UTC
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.http import Http404
+
+from config.exceptions import Conflict
+from interviews.models import Interview
+from scoring.calibration import services as calibration_services
+from scoring.models import Scorecard
+from scoring.scorecards import services
+from tests.conftest import at_once, client_for, need
+from tests.scoring.helpers import Built, card_json, draft, ratings_for, state, submitted
+
+
+def submit(user: User, card: Scorecard):  # type: ignore[no-untyped-def]
+    return client_for(user).post(f"/api/v1/scorecards/{card.pk}/submit/")
+
+
+def titles(interview: Interview) -> list[str]:
+    return [q.question.title for q in interview.questions.select_related("question")]
+
+
+def test_it_submits_a_complete_draft(first: Interview, interviewer: User) -> None:
+    card = draft(interviewer, first, summary="Solid on serving.")
+
+    response = submit(interviewer, card)
+
+    card.refresh_from_db()
+    assert (card.status, card.submitted_at is not None) == ("submitted", True)
+    assert response.status_code == 200
+    assert response.json() == card_json(card)
+    assert response.json()["status"] == "submitted"
+
+
+def test_it_refuses_a_card_with_unrated_questions_naming_them(
+    first: Interview, interviewer: User
+) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    services.scorecard_save_draft(
+        scorecard=card,
+        by=interviewer,
+        recommendation="yes",
+        ratings=ratings_for(first)[:2],
+    )
+    third, fourth = titles(first)[2:]
+    before = state()
+
+    response = submit(interviewer, card)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": "Rate every question or mark it not asked before submitting: "
+            f"'{third}'; '{fourth}'"
+        },
+    )
+    assert state() == before
+
+
+def test_it_counts_a_question_with_only_notes_as_unrated(
+    first: Interview, interviewer: User
+) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    ratings = ratings_for(first)
+    ratings[1] = services.RatingInput(item=ratings[1].item, notes="Thinking about it")
+    services.scorecard_save_draft(
+        scorecard=card, by=interviewer, recommendation="yes", ratings=ratings
+    )
+    before = state()
+
+    response = submit(interviewer, card)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "detail": "Rate every question or mark it not asked before submitting: "
+            f"'{titles(first)[1]}'"
+        },
+    )
+    assert state() == before
+
+
+@pytest.mark.parametrize("reason", ["", "   "])
+def test_it_refuses_a_question_not_asked_without_a_reason(
+    first: Interview, interviewer: User, reason: str
+) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    ratings = ratings_for(first)
+    ratings[2] = services.RatingInput(item=ratings[2].item, not_asked=True, not_asked_reason=reason)
+    services.scorecard_save_draft(
+        scorecard=card, by=interviewer, recommendation="yes", ratings=ratings
+    )
+    before = state()
+
+    response = submit(interviewer, card)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": f"Say why '{titles(first)[2]}' was not asked before submitting."},
+    )
+    assert state() == before
+
+
+def test_it_accepts_a_question_not_asked_with_a_reason(first: Interview, interviewer: User) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    ratings = ratings_for(first)
+    ratings[3] = services.RatingInput(
+        item=ratings[3].item, not_asked=True, not_asked_reason="Ran out of time"
+    )
+    services.scorecard_save_draft(
+        scorecard=card, by=interviewer, recommendation="no", ratings=ratings
+    )
+
+    response = submit(interviewer, card)
+
+    assert response.status_code == 200
+    assert response.json()["ratings"][3]["not_asked"] is True
+    assert response.json()["ratings"][3]["not_asked_reason"] == "Ran out of time"
+    assert response.json()["ratings"][3]["rating"] is None
+
+
+def test_it_refuses_a_card_without_a_recommendation(first: Interview, interviewer: User) -> None:
+    card = draft(interviewer, first, recommendation="")
+    before = state()
+
+    response = submit(interviewer, card)
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": "Choose an overall recommendation before submitting."},
+    )
+    assert state() == before
+
+
+def test_it_answers_409_to_a_second_submission(first: Interview, interviewer: User) -> None:
+    card = draft(interviewer, first)
+    assert submit(interviewer, card).status_code == 200
+    card.refresh_from_db()
+    first_time = card.submitted_at
+    assert first_time is not None
+    before = state()
+
+    response = submit(interviewer, card)
+
+    when = first_time.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    assert (response.status_code, response.json()) == (
+        409,
+        {"detail": f"This scorecard was already submitted at {when} UTC."},
+    )
+    assert state() == before
+    assert Scorecard.objects.filter(status="submitted").count() == 1
+
+
+def test_it_answers_404_on_someone_elses_card(
+    first: Interview, interviewer: User, pia: User, recruiter: User
+) -> None:
+    card = draft(interviewer, first)
+    before = state()
+
+    for user in (pia, recruiter):
+        response = submit(user, card)
+        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+
+    assert state() == before
+
+
+@pytest.mark.parametrize("pk", [999999, 2**63], ids=["unknown", "past-64-bits"])
+def test_it_answers_404_for_a_card_that_does_not_exist(
+    first: Interview, interviewer: User, pk: int
+) -> None:
+    draft(interviewer, first)
+    before = state()
+
+    response = submit(interviewer, Scorecard(pk=pk))
+
+    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert state() == before
+
+
+def test_it_moves_the_loop_to_debrief_once_every_interviewer_but_the_shadow_has_submitted(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    interviewer: User,
+    pia: User,
+    other_interviewer: User,
+    sam: User,
+) -> None:
+    draft(sam, first)  # the shadow started but never submits
+    submitted(interviewer, first)
+    submitted(pia, first)
+    submitted(other_interviewer, second)
+    panel.loop.refresh_from_db()
+    assert panel.loop.status == "in_progress"  # Ines still owes interview 2
+
+    submitted(interviewer, second)
+
+    panel.loop.refresh_from_db()
+    assert panel.loop.status == "debrief"
+    assert Scorecard.objects.get(interviewer=sam).status == "draft"
+
+
+def test_the_service_refuses_anyone_but_the_author(
+    first: Interview, interviewer: User, pia: User
+) -> None:
+    card = draft(interviewer, first)
+    before = state()
+
+    with pytest.raises(Http404):  # the same answer as for a card that does not exist
+        services.scorecard_submit(scorecard=card, by=pia)
+
+    assert state() == before
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_concurrent_submits_make_one_submission(
+    first: Interview, interviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need("PostgreSQL", connection.vendor == "postgresql")
+    card = draft(interviewer, first)
+    published: list[int] = []
+    lock = threading.Lock()
+
+    def publish(job_id: int) -> None:
+        with lock:
+            published.append(job_id)
+
+    monkeypatch.setattr(calibration_services, "_publish", publish)
+    outcomes = at_once(
+        [lambda: services.scorecard_submit(scorecard=Scorecard(pk=card.pk), by=interviewer)] * 10
+    )
+
+    won = [outcome for outcome in outcomes if isinstance(outcome, Scorecard)]
+    refused = [outcome.message for outcome in outcomes if isinstance(outcome, Conflict)]
+    assert len(won) == 1
+    assert len(refused) == 9
+    assert all(message.startswith("This scorecard was already submitted") for message in refused)
+    rows = list(Scorecard.objects.filter(interview=first, interviewer=interviewer))
+    assert len(rows) == 1
+    assert (rows[0].status, rows[0].submitted_at) == ("submitted", won[0].submitted_at)
+    assert len(published) == 1
