@@ -14,6 +14,7 @@ from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Pan
 from kit.models import FollowUp, Level, LoopTemplate, Question, Role, RubricItem
 from kit.permissions import is_recruiter
 from kit.selectors import asked_since, covers_level
+from scoring import visibility
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -220,12 +221,8 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview], list
     now = timezone.now()
     mine = list(
         Interview.objects.filter(panel__user=user)  # type: ignore[misc]
-        # The status of the user's own scorecard ("draft", "submitted", or None if not
-        # started), read through scoring's reverse relation by name: interviews does
-        # not import scoring.
         .annotate(
-            own_card=FilteredRelation("scorecards", condition=Q(scorecards__interviewer=user)),
-            card_status=F("own_card__status"),
+            card_status=visibility.own_card_status(user),
             own_seat=FilteredRelation("panel", condition=Q(panel__user=user)),
             as_shadow=F("own_seat__is_shadow"),
         )
@@ -235,11 +232,15 @@ def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview], list
     )
     past = [i for i in mine if i.scheduled_end and i.scheduled_end < now]
     upcoming = [i for i in mine if i not in past]
-    # A shadow's card is welcome but holds nothing up: it is not owed.
+    decided = Loop.Status.DECIDED
     owed = [
         i
         for i in past
-        if i.card_status != "submitted" and i.loop.status != Loop.Status.DECIDED and not i.as_shadow
+        if visibility.owes(
+            shadow=i.as_shadow,
+            done=i.card_status == visibility.SUBMITTED,
+            decided=i.loop.status == decided,
+        )
     ]
     done = [i for i in past if i not in owed]
     return owed, upcoming, list(reversed(done))

@@ -17,6 +17,7 @@ from django.db.models import BigIntegerField, Case, Count, F, Max, Q, QuerySet, 
 from django.db.models.functions import Cast
 
 from kit.models import Level, QuestionVersion, Role
+from scoring import visibility
 from scoring.models import QuestionRating, Scorecard
 
 RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes": 2.0}
@@ -29,8 +30,7 @@ def _in_scope(role: Role, level: Level | None, prefix: str = "") -> Q:
     `prefix` reaches QuestionRating from another model (e.g. "questionrating__").
     """
     conditions = {
-        "scorecard__status": Scorecard.Status.SUBMITTED,
-        "scorecard__is_shadow": False,
+        **visibility.counted("scorecard__"),
         "not_asked": False,
         "rating__isnull": False,
         "scorecard__interview__loop__role": role,
@@ -271,8 +271,7 @@ def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np
     scorecards, interviews and loops, not over ratings.
     """
     scope: dict[str, Any] = {
-        "status": Scorecard.Status.SUBMITTED,
-        "is_shadow": False,
+        **visibility.counted(),
         "interview__loop__role": role,
     }
     if level is not None:

@@ -1,9 +1,5 @@
-"""Reads for scorecards and debriefs, with the blind-feedback rule built in.
-
-Blind feedback: an interviewer on a loop sees no other scorecard of that loop
-until they have submitted every scorecard they owe in it; drafts are only ever
-seen by their author; recruiters see all submitted scorecards.
-"""
+"""Reads for scorecards and debriefs. Who may read which card, and who still owes
+one, is scoring.visibility's to say; everything here asks it."""
 
 import json
 from collections.abc import Sequence
@@ -13,7 +9,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -22,6 +18,7 @@ from config import sql
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, RubricItem
 from kit.permissions import is_recruiter
+from scoring import visibility
 from scoring.models import (
     Amendment,
     QuestionRating,
@@ -51,48 +48,14 @@ def _with_ratings(scorecards: QuerySet[Scorecard]) -> QuerySet[Scorecard]:
     )
 
 
-def seats_with_submitted(seats: QuerySet[Panelist]) -> QuerySet[Panelist]:
-    """Annotate each seat with whether its holder has submitted the interview's card."""
-    return seats.annotate(
-        submitted=Exists(
-            Scorecard.objects.filter(
-                interview=OuterRef("interview"),
-                interviewer=OuterRef("user"),
-                status=Scorecard.Status.SUBMITTED,
-            )
-        )
-    )
-
-
-def _nothing_owed(submitted: list[bool]) -> bool:
-    """The blind rule's test, given whether each of the user's seats in a loop is submitted."""
-    return bool(submitted) and all(submitted)
-
-
-def owes_nothing(*, user: User, loop: Loop) -> bool:
-    """Return whether the user has submitted a scorecard for every seat they hold in the loop."""
-    seats = seats_with_submitted(Panelist.objects.filter(interview__loop=loop, user=user))  # type: ignore[misc]
-    return _nothing_owed(list(seats.values_list("submitted", flat=True)))
-
-
-def is_blind(*, user: User, loop: Loop) -> bool:
-    """Return whether the user must not yet see the loop's other scorecards."""
-    return not (is_recruiter(user) or owes_nothing(user=user, loop=loop))
-
-
-def _visible(*, user: User, loop: Loop, blind: bool) -> QuerySet[Scorecard]:
-    cards = Scorecard.objects.filter(interview__loop=loop)
-    own = Q(interviewer=user) if user.is_authenticated else Q(pk__in=[])
-    return cards.filter(own if blind else own | Q(status=Scorecard.Status.SUBMITTED))
-
-
 def scorecards_visible_to(
     *, user: User, loop: Loop, blind: bool | None = None
 ) -> QuerySet[Scorecard]:
-    """Return the loop's scorecards the user may read (the blind rule lives here)."""
+    """Return the loop's scorecards the user may read (scoring.visibility decides)."""
     if blind is None:
-        blind = is_blind(user=user, loop=loop)
-    return _with_ratings(_visible(user=user, loop=loop, blind=blind))
+        blind = visibility.is_blind(user=user, loop=loop)
+    readable = visibility.readable(user=user, blind=blind)
+    return _with_ratings(Scorecard.objects.filter(readable, interview__loop=loop))
 
 
 def own_scorecards(*, user: User) -> QuerySet[Scorecard]:
@@ -101,24 +64,7 @@ def own_scorecards(*, user: User) -> QuerySet[Scorecard]:
 
 def scorecards_for_api(*, user: User) -> QuerySet[Scorecard]:
     """Return every scorecard the user may read across loops, for the API (rows alone)."""
-    if is_recruiter(user):
-        return Scorecard.objects.filter(Q(status=Scorecard.Status.SUBMITTED) | Q(interviewer=user))
-    # Loops where the user owes nothing: no seat of theirs there lacks a submitted card.
-    seats = Panelist.objects.filter(user=user)  # type: ignore[misc]
-    unsubmitted = seats.exclude(
-        Exists(
-            Scorecard.objects.filter(
-                interview=OuterRef("interview"),
-                interviewer=OuterRef("user"),
-                status=Scorecard.Status.SUBMITTED,
-            )
-        )
-    )
-    open_loops = unsubmitted.values("interview__loop")
-    unblinded = seats.exclude(interview__loop__in=open_loops).values("interview__loop")
-    return Scorecard.objects.filter(
-        Q(interviewer=user) | Q(status=Scorecard.Status.SUBMITTED, interview__loop__in=unblinded)
-    )
+    return Scorecard.objects.filter(visibility.readable_anywhere(user=user))
 
 
 def own_scorecard_get(*, user: User, pk: int) -> Scorecard:
@@ -222,7 +168,11 @@ class Debrief:
     @property
     def outstanding(self) -> list[Panelist]:
         """The interviewers (shadows aside) whose scorecards are not in yet."""
-        return [seat for seat in self.pending if not seat.is_shadow]
+        return [
+            seat
+            for seat in self.pending
+            if visibility.holds_up_hire(shadow=seat.is_shadow, done=False)
+        ]
 
     @property
     def counted_ratings(self) -> list[tuple[int, str, float, int]]:
@@ -232,7 +182,7 @@ class Debrief:
             (row.scorecard.interviewer_id, row.scorecard.interviewer.username,
              float(cell.rating.rating), cell.rating.version.scale_max)
             for row in self.rows
-            if row.scorecard.is_submitted and not row.scorecard.is_shadow
+            if visibility.counts(shadow=row.scorecard.is_shadow, done=row.scorecard.is_submitted)
             for cell in row.cells
             if cell is not None and cell.rating.rating is not None
         ]  # fmt: skip
@@ -267,7 +217,7 @@ def debrief(*, user: User, loop: Loop) -> Debrief:
             ),
         ).order_by("order")
     )
-    blind = is_blind(user=user, loop=loop)
+    blind = visibility.is_blind(user=user, loop=loop)
     cards = list(scorecards_visible_to(user=user, loop=loop, blind=blind))
     questions = [q for i in interviews for q in i.questions.all()]
     by_interview = {i.pk: i for i in interviews}
@@ -281,6 +231,8 @@ def debrief(*, user: User, loop: Loop) -> Debrief:
             rating = ratings.get(question.pk)
             row.cells.append(_cell(rating, question) if rating else None)
         rows.append(row)
+    # The readable cards hold every done seat the user may see as done; the rest of
+    # the seats read as pending (visibility.seen_done).
     submitted = {(c.interview_id, c.interviewer_id) for c in cards if c.is_submitted}
     pending = [
         seat for i in interviews for seat in i.panel.all() if (i.pk, seat.user_id) not in submitted
@@ -449,36 +401,32 @@ def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
     if loop is None:
         raise Http404
     seats = sql.rows(
-        """
-        SELECT p.interview_id, p.user_id, u.username, p.is_shadow,
-               EXISTS (SELECT 1 FROM scoring_scorecard s
-                        WHERE s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
-                          AND s.status = %s)
+        f"""
+        SELECT p.interview_id, p.user_id, u.username, p.is_shadow, {visibility.seat_done_sql("p")}
           FROM interviews_panelist p
           JOIN interviews_interview i ON i.id = p.interview_id
           JOIN auth_user u ON u.id = p.user_id
          WHERE i.loop_id = %s
          ORDER BY i."order", p.interview_id, p.is_shadow, p.id
         """,
-        [Scorecard.Status.SUBMITTED, pk],
+        [visibility.SUBMITTED, pk],
     )
     me = user.pk
     mine = [bool(done) for _, holder, _, _, done in seats if holder == me]
     if not (mine or is_recruiter(user)):
         raise Http404
-    # Whoever owes nothing here reads it all: only those who owe are asked if they recruit.
-    blind = not (_nothing_owed(mine) or is_recruiter(user))
-    # The rule of _visible: your own cards, and the submitted ones once you are not blind.
+    blind = visibility.blind(done=mine, recruiter=lambda: is_recruiter(user))
+    readable, readable_params = visibility.readable_sql("s", user_id=me, blind=blind)
     rows = sql.rows(
         f"""
         SELECT {sql.columns(Scorecard, "s")}, u.username
           FROM scoring_scorecard s
           JOIN interviews_interview i ON i.id = s.interview_id
           JOIN auth_user u ON u.id = s.interviewer_id
-         WHERE i.loop_id = %s AND (s.interviewer_id = %s{"" if blind else " OR s.status = %s"})
+         WHERE i.loop_id = %s AND {readable}
          ORDER BY s.interview_id, s.is_shadow, s.id
         """,
-        [pk, me] + ([] if blind else [Scorecard.Status.SUBMITTED]),
+        [pk, *readable_params],
     )
     cards = []
     for *values, name in rows:
@@ -486,11 +434,10 @@ def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
         card.interviewer = sql.loaded(get_user_model(), id=card.interviewer_id, username=name)
         card.interview = sql.loaded(Interview, id=card.interview_id, loop_id=pk)
         cards.append(card)
-    # A blind caller sees their own submissions only: every other seat reads as pending.
     pending = [
         {"username": name, "interview": interview, "is_shadow": bool(shadow)}
         for interview, holder, name, shadow, done in seats
-        if not (done and (not blind or holder == me))
+        if not visibility.seen_done(done=bool(done), blind=blind, own=holder == me)
     ]
     loop_id, candidate, role, level, status, decision, rationale, decided_by, decided_at = loop
     return {

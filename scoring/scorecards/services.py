@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.mail import send_mail
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Q
 from django.http import Http404
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -19,6 +19,7 @@ from config.exceptions import ApplicationError, Conflict
 from interviews.models import Interview, Loop, Panelist
 from kit.models import Role
 from kit.services import audit_event_record as audit
+from scoring import visibility
 from scoring.calibration.services import calibration_request
 from scoring.models import (
     Amendment,
@@ -421,17 +422,14 @@ def _loop_maybe_debrief(loop: Loop) -> None:
     if loop.status != Loop.Status.IN_PROGRESS:
         return
     owed = sql.row(
-        """
+        f"""
         SELECT 1
           FROM interviews_panelist p
           JOIN interviews_interview i ON i.id = p.interview_id
-         WHERE i.loop_id = %s AND NOT p.is_shadow
-           AND NOT EXISTS (SELECT 1 FROM scoring_scorecard s
-                            WHERE s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
-                              AND s.status = %s)
+         WHERE i.loop_id = %s AND NOT p.is_shadow AND NOT {visibility.seat_done_sql("p")}
          LIMIT 1
         """,
-        [loop.pk, Scorecard.Status.SUBMITTED],
+        [loop.pk, visibility.SUBMITTED],
     )
     if owed is None:
         Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DEBRIEF)
@@ -481,10 +479,7 @@ def _check_feedback_for(decision: str, loop: Loop) -> None:
             f"{', '.join(unstaffed)}."
         )
     seats = (
-        selectors.seats_with_submitted(
-            Panelist.objects.filter(interview__loop=loop, is_shadow=False)
-        )
-        .filter(submitted=False)
+        visibility.seats_holding_up_hire(loop)
         .select_related("user", "interview")
         .order_by("interview__order", "id")
     )
@@ -516,17 +511,8 @@ def reminders_send(*, now: datetime | None = None) -> int:
     every = timedelta(hours=settings.SCORECARD_REMINDER_EVERY_HOURS)
     due = Q(reminded_at__isnull=True) | Q(reminded_at__lte=now - every)
     seats = (
-        Panelist.objects.filter(due, interview__scheduled_end__lte=now - after)
-        .exclude(interview__loop__status=Loop.Status.DECIDED)
-        .exclude(
-            Exists(
-                Scorecard.objects.filter(
-                    interview=OuterRef("interview"),
-                    interviewer=OuterRef("user"),
-                    status=Scorecard.Status.SUBMITTED,
-                )
-            )
-        )
+        visibility.seats_to_remind()
+        .filter(due, interview__scheduled_end__lte=now - after)
         .select_related("user", "interview__loop__candidate")
     )
     sent = 0

@@ -1,0 +1,179 @@
+"""The seat and blind rule: who may read which scorecard, and who still owes one.
+
+A *seat* is one place on an interview's panel (``interviews.Panelist``), held by
+an interviewer or by a shadow. A seat is *done* once its holder has submitted a
+scorecard for that interview; a draft, or no card at all, leaves it open. A user
+is *blind* in a loop until every seat they hold in it is done: until then they
+read no one else's card there, so their judgement stays their own.
+
+=========== ========== ========= ===== =================== ===== ======== ======= ===========
+seat        card       persona   blind reads in the loop   owes  reminded a hire  calibration
+=========== ========== ========= ===== =================== ===== ======== ======= ===========
+interviewer none/draft any       yes   own cards only      yes   yes      waits   --
+interviewer submitted  any       no*   own + all submitted no    no       done    counted
+shadow      none/draft any       yes   own cards only      no    yes      no wait --
+shadow      submitted  any       no*   own + all submitted no    no       no wait not counted
+none        none       recruiter no    all submitted       --    --       --      --
+none        none       other     --    nothing (404)       --    --       --      --
+open seat   none/draft recruiter no    own + all submitted (the rest as its seat's row)
+=========== ========== ========= ===== =================== ===== ======== ======= ===========
+
+``*`` not blind once *every* seat the user holds in the loop is done: someone
+with two seats in a loop stays blind until both cards are in.
+
+Further rules of the same table:
+
+* Drafts are only ever read by their author.
+* "Owes a card" and "reminded" apply while the loop is undecided; reminders go
+  out once the interview has ended. A shadow is reminded (their card is welcome
+  and they stay blind without it) but owes nothing: the loop moves to debrief,
+  and a hire may be recorded, once every interviewer seat is done.
+* "A hire" says whether the seat's card holds up a hire and the loop's move to
+  debrief; "calibration" whether the card's ratings are counted in calibration
+  statistics and the debrief's severity-adjusted score.
+* Recruiters read every submitted card of every loop; calibration leads and
+  interviewers only those of loops where they hold seats and are not blind.
+
+Every reader of scorecards asks this module: the ORM forms below for querysets,
+``seat_done_sql`` where the hot path runs plain SQL, and ``blind`` and ``owes``
+where the facts are already in hand.
+"""
+
+from collections.abc import Callable, Sequence
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+
+from interviews.models import Loop, Panelist
+from kit.permissions import is_recruiter
+from scoring.models import Scorecard
+
+Viewer = AbstractBaseUser | AnonymousUser
+SUBMITTED = Scorecard.Status.SUBMITTED
+
+
+# --- the rule, given the facts -------------------------------------------------------------
+
+
+def blind(*, done: Sequence[bool], recruiter: Callable[[], bool]) -> bool:
+    """Return whether someone must not yet read a loop's other cards, given whether
+    each seat they hold in the loop is done and (asked only if it matters: it may
+    cost a query) whether they recruit."""
+    return not ((bool(done) and all(done)) or recruiter())
+
+
+def seen_done(*, done: bool, blind: bool, own: bool) -> bool:
+    """Return whether a seat reads as done to someone: a blind reader sees only
+    their own seats' cards, so every other seat reads as still pending."""
+    return done and (own or not blind)
+
+
+def holds_up_hire(*, shadow: bool, done: bool) -> bool:
+    """Return whether a seat holds up a hire (and the loop's move to debrief)."""
+    return not (shadow or done)
+
+
+def owes(*, shadow: bool, done: bool, decided: bool) -> bool:
+    """Return whether a seat still owes its card: it holds up a hire, loop undecided."""
+    return holds_up_hire(shadow=shadow, done=done) and not decided
+
+
+def counts(*, shadow: bool, done: bool) -> bool:
+    """Return whether a card's ratings count in calibration: submitted, not a shadow's."""
+    return done and not shadow
+
+
+# --- the rule, as queries ------------------------------------------------------------------
+
+
+def seat_done() -> Exists:
+    """An expression for a Panelist queryset: whether the seat's holder has submitted
+    the interview's card."""
+    return Exists(
+        Scorecard.objects.filter(
+            interview=OuterRef("interview"), interviewer=OuterRef("user"), status=SUBMITTED
+        )
+    )
+
+
+def own_card_status(user: Viewer) -> Subquery:
+    """An expression for an Interview queryset: the status of `user`'s own card there
+    ("draft" or "submitted"), or None before they start one."""
+    own = Scorecard.objects.filter(interview=OuterRef("pk"), interviewer=user.pk)
+    return Subquery(own.values("status")[:1])
+
+
+def seat_done_sql(seat: str) -> str:
+    """The SQL of `seat_done` for a Panelist row aliased `seat`; it takes one
+    parameter, ``SUBMITTED``. Tested against the ORM form on both databases."""
+    card, panelist = Scorecard._meta, Panelist._meta
+    interview = panelist.get_field("interview").column
+    user = panelist.get_field("user").column
+    return (
+        f"EXISTS (SELECT 1 FROM {card.db_table} sc"
+        f" WHERE sc.{card.get_field('interview').column} = {seat}.{interview}"
+        f" AND sc.{card.get_field('interviewer').column} = {seat}.{user}"
+        f" AND sc.{card.get_field('status').column} = %s)"
+    )
+
+
+def with_done(seats: QuerySet[Panelist]) -> QuerySet[Panelist]:
+    """Annotate each seat with `submitted`: whether it is done."""
+    return seats.annotate(submitted=seat_done())
+
+
+def is_blind(*, user: Viewer, loop: Loop) -> bool:
+    """Return whether the user must not yet read the loop's other scorecards."""
+    if is_recruiter(user):
+        return False
+    if not user.is_authenticated:
+        return True
+    seats = with_done(Panelist.objects.filter(interview__loop=loop, user=user.pk))
+    return blind(done=list(seats.values_list("submitted", flat=True)), recruiter=lambda: False)
+
+
+def counted(prefix: str = "") -> dict[str, object]:
+    """Filters of scorecards (reached through `prefix`, e.g. "scorecard__") whose
+    ratings count in calibration: submitted, not a shadow's."""
+    return {f"{prefix}status": SUBMITTED, f"{prefix}is_shadow": False}
+
+
+def readable(*, user: Viewer, blind: bool) -> Q:
+    """A filter of scorecards for one loop: the user's own, and the submitted ones
+    unless they are blind."""
+    own = Q(interviewer=user.pk) if user.is_authenticated else Q(pk__in=[])
+    return own if blind else own | Q(status=SUBMITTED)
+
+
+def readable_sql(card: str, *, user_id: int | None, blind: bool) -> tuple[str, list[object]]:
+    """The SQL of `readable` for a Scorecard row aliased `card`, with its parameters."""
+    interviewer = Scorecard._meta.get_field("interviewer").column
+    status = Scorecard._meta.get_field("status").column
+    if blind:
+        return f"{card}.{interviewer} = %s", [user_id]
+    return f"({card}.{interviewer} = %s OR {card}.{status} = %s)", [user_id, SUBMITTED]
+
+
+def readable_anywhere(*, user: Viewer) -> Q:
+    """A filter of scorecards across loops: the user's own, every submitted card for
+    recruiters, and for others the submitted cards of the loops where they hold a
+    seat and none is open."""
+    own = Q(interviewer=user.pk) if user.is_authenticated else Q(pk__in=[])
+    if is_recruiter(user):
+        return own | Q(status=SUBMITTED)
+    seats = Panelist.objects.filter(user=user.pk)
+    open_loops = seats.exclude(seat_done()).values("interview__loop")
+    unblinded = seats.exclude(interview__loop__in=open_loops).values("interview__loop")
+    return own | Q(status=SUBMITTED, interview__loop__in=unblinded)
+
+
+def seats_holding_up_hire(loop: Loop | int) -> QuerySet[Panelist]:
+    """Return the loop's interviewer seats (shadows aside) that are not done."""
+    return Panelist.objects.filter(interview__loop=loop, is_shadow=False).exclude(seat_done())
+
+
+def seats_to_remind() -> QuerySet[Panelist]:
+    """Return every seat, shadows too, that is not done, in loops still undecided."""
+    return Panelist.objects.exclude(interview__loop__status=Loop.Status.DECIDED).exclude(
+        seat_done()
+    )
