@@ -124,3 +124,22 @@ def moment(value: datetime) -> Any:
 def in_range(pk: int) -> bool:
     """Whether an id fits the 64-bit key columns (SQLite raises on larger integers)."""
     return 0 < pk < 2**63
+
+
+class Names:
+    """A model's table and columns, quoted, from its ``_meta``: ``CARD = Names(Scorecard)``
+    gives ``CARD.table`` and a column per field name (``CARD.interview`` is the
+    quoted ``interview_id``). An unknown field raises FieldDoesNotExist."""
+
+    def __init__(self, model: type[Model]) -> None:
+        self._model = model
+
+    @property
+    def table(self) -> str:
+        return connection.ops.quote_name(self._model._meta.db_table)
+
+    def __getattr__(self, name: str) -> str:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        field = self._model._meta.get_field(name)
+        return connection.ops.quote_name(field.column)  # type: ignore[union-attr]  # only concrete fields have columns

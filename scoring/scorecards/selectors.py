@@ -24,6 +24,7 @@ from scoring.models import (
     QuestionRating,
     Scorecard,
 )
+from scoring.scorecards import queries
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -291,19 +292,7 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     ids = [card.pk for card in cards]
     ratings: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
     by_id: dict[int, dict[str, Any]] = {}
-    rows = sql.rows(
-        f"""
-        SELECT r.id, r.scorecard_id, r.item_id, iq.question_id, q.title, v.number, r.rating,
-               r.not_asked, r.not_asked_reason, r.notes
-          FROM scoring_questionrating r
-          JOIN interviews_interviewquestion iq ON iq.id = r.item_id
-          JOIN kit_question q ON q.id = iq.question_id
-          JOIN kit_questionversion v ON v.id = r.version_id
-         WHERE r.scorecard_id IN ({sql.marks(ids)})
-         ORDER BY r.scorecard_id, iq."order"
-        """,
-        ids,
-    )
+    rows = queries.ratings_of_cards(ids)
     for pk, card, item, question, title, version, rating, not_asked, reason, notes in rows:
         doc = {
             "id": pk, "item": item, "question": question, "title": title, "version": version,
@@ -315,33 +304,13 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     if by_id:
         # Rubric items ticked and follow-ups asked, in one query.
         rated = list(by_id)
-        links = sql.rows(
-            f"""
-            SELECT questionrating_id, rubricitem_id, 'checked'
-              FROM scoring_questionrating_checked
-             WHERE questionrating_id IN ({sql.marks(rated)})
-            UNION ALL
-            SELECT questionrating_id, followup_id, 'follow_ups_asked'
-              FROM scoring_questionrating_follow_ups_asked
-             WHERE questionrating_id IN ({sql.marks(rated)})
-            """,
-            rated + rated,
-        )
+        links = queries.ticks_of_ratings(rated)
         for rating_id, pk, field in sorted(links, key=lambda link: link[1]):
             by_id[rating_id][field].append(pk)
     amendments: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
     submitted = [card.pk for card in cards if card.is_submitted]
     if submitted:
-        rows = sql.rows(
-            f"""
-            SELECT a.scorecard_id, a.id, u.username, a.at, a.reason, a."before", a."after"
-              FROM scoring_amendment a
-              JOIN auth_user u ON u.id = a.by_id
-             WHERE a.scorecard_id IN ({sql.marks(submitted)})
-             ORDER BY a.scorecard_id, a.at, a.id
-            """,
-            submitted,
-        )
+        rows = queries.amendments_of_cards(submitted)
         for card, pk, by, at, reason, before, after in rows:
             amendments[card].append(
                 {
@@ -385,49 +354,16 @@ def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
     seat of the loop is read once, with whether it is submitted: that answers who
     may read it, the blind rule and who is pending.
     """
-    loop = sql.row(
-        """
-        SELECT l.id, c.name, r.name, lv.name, l.status, l.decision, l.decision_rationale,
-               d.username, l.decided_at
-          FROM interviews_loop l
-          JOIN interviews_candidate c ON c.id = l.candidate_id
-          JOIN kit_role r ON r.id = l.role_id
-          JOIN kit_level lv ON lv.id = l.level_id
-          LEFT JOIN auth_user d ON d.id = l.decided_by_id
-         WHERE l.id = %s
-        """,
-        [pk],
-    ) if sql.in_range(pk) else None  # fmt: skip
+    loop = queries.loop_heading(pk)
     if loop is None:
         raise Http404
-    seats = sql.rows(
-        f"""
-        SELECT p.interview_id, p.user_id, u.username, p.is_shadow, {visibility.seat_done_sql("p")}
-          FROM interviews_panelist p
-          JOIN interviews_interview i ON i.id = p.interview_id
-          JOIN auth_user u ON u.id = p.user_id
-         WHERE i.loop_id = %s
-         ORDER BY i."order", p.interview_id, p.is_shadow, p.id
-        """,
-        [visibility.SUBMITTED, pk],
-    )
+    seats = queries.seats_of_loop(pk)
     me = user.pk
     mine = [bool(done) for _, holder, _, _, done in seats if holder == me]
     if not (mine or is_recruiter(user)):
         raise Http404
     blind = visibility.blind(done=mine, recruiter=lambda: is_recruiter(user))
-    readable, readable_params = visibility.readable_sql("s", user_id=me, blind=blind)
-    rows = sql.rows(
-        f"""
-        SELECT {sql.columns(Scorecard, "s")}, u.username
-          FROM scoring_scorecard s
-          JOIN interviews_interview i ON i.id = s.interview_id
-          JOIN auth_user u ON u.id = s.interviewer_id
-         WHERE i.loop_id = %s AND {readable}
-         ORDER BY s.interview_id, s.is_shadow, s.id
-        """,
-        [pk, *readable_params],
-    )
+    rows = queries.readable_cards_of_loop(loop_id=pk, user_id=me, blind=blind)
     cards = []
     for *values, name in rows:
         card = sql.from_row(Scorecard, values)

@@ -25,7 +25,7 @@ from scoring.models import (
     Amendment,
     Scorecard,
 )
-from scoring.scorecards import selectors
+from scoring.scorecards import queries, selectors
 
 log = logging.getLogger(__name__)
 
@@ -50,21 +50,8 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     `interview` may be a bare reference (``Interview(pk=...)``): the seat query
     reads the interview with it. Anyone not on the panel gets a 404.
     """
-    # The seat, its loop and the card it already has, if any, in one query (plain SQL:
-    # every interview starts here).
-    seat = sql.row(
-        f"""
-        SELECT p.is_shadow, l.id, l.status, {sql.columns(Scorecard, "s")}
-          FROM interviews_panelist p
-          JOIN interviews_interview i ON i.id = p.interview_id
-          JOIN interviews_loop l ON l.id = i.loop_id
-          LEFT JOIN scoring_scorecard s
-                 ON s.interview_id = p.interview_id AND s.interviewer_id = p.user_id
-         WHERE p.interview_id = %s AND p.user_id = %s
-         ORDER BY p.is_shadow, p.id
-        """,
-        [interview.pk, by.pk],
-    ) if sql.in_range(interview.pk) else None  # fmt: skip
+    # The seat, its loop and the card it already has, if any, in one query.
+    seat = queries.seat_with_card(interview_id=interview.pk, user_id=by.pk)
     if seat is None:
         raise Http404("You are not on this interview's panel.")
     is_shadow, loop_id, loop_status, *card = seat
@@ -81,21 +68,14 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
 
 
 def _draft_create(*, interview_id: int, by: AbstractBaseUser, is_shadow: bool) -> Scorecard:
-    # ON CONFLICT DO NOTHING: a card started at the same moment by another request of
-    # theirs wins, and this one reads it. No savepoint needed inside a transaction.
-    # (RETURNING needs SQLite 3.35 or newer, as the README says.)
     now = timezone.now()
-    created = sql.row(
-        "INSERT INTO scoring_scorecard (interview_id, interviewer_id, is_shadow, status,"
-        " recommendation, summary, created_at, updated_at)"
-        " VALUES (%s, %s, %s, %s, '', '', %s, %s)"
-        " ON CONFLICT (interview_id, interviewer_id) DO NOTHING RETURNING id",
-        [interview_id, by.pk, is_shadow, Scorecard.Status.DRAFT, sql.moment(now), sql.moment(now)],
+    created = queries.draft_insert(
+        interview_id=interview_id, user_id=by.pk, is_shadow=is_shadow, now=now
     )
     if created is None:
         return Scorecard.objects.get(interview_id=interview_id, interviewer=by)
     return sql.loaded(
-        Scorecard, id=created[0], interview_id=interview_id, interviewer_id=by.pk,
+        Scorecard, id=created, interview_id=interview_id, interviewer_id=by.pk,
         is_shadow=is_shadow, status=Scorecard.Status.DRAFT, recommendation="", summary="",
         created_at=now, updated_at=now, submitted_at=None,
     )  # fmt: skip
@@ -115,27 +95,8 @@ class _Item:
 
 def _items(interview_id: int) -> dict[int, _Item]:
     """Return the interview's questions by id, with the rubric items and follow-ups of
-    their pinned versions. One query, in plain SQL: this runs on every autosave."""
-    rows = sql.rows(
-        """
-        SELECT 'question', iq.id, iq.version_id, v.scale_max, q.title
-          FROM interviews_interviewquestion iq
-          JOIN kit_question q ON q.id = iq.question_id
-          JOIN kit_questionversion v ON v.id = iq.version_id
-         WHERE iq.interview_id = %s
-        UNION ALL
-        SELECT 'rubric', r.id, r.version_id, NULL, NULL
-          FROM kit_rubricitem r
-         WHERE r.version_id IN (SELECT version_id FROM interviews_interviewquestion
-                                 WHERE interview_id = %s)
-        UNION ALL
-        SELECT 'follow_up', f.id, f.version_id, NULL, NULL
-          FROM kit_followup f
-         WHERE f.version_id IN (SELECT version_id FROM interviews_interviewquestion
-                                 WHERE interview_id = %s)
-        """,
-        [interview_id] * 3,
-    )
+    their pinned versions. One query: this runs on every autosave."""
+    rows = queries.interview_items(interview_id)
     ticks: dict[tuple[int, str], set[int]] = {}
     for kind, pk, version, _, _ in rows:
         ticks.setdefault((version, kind), set()).add(pk)
@@ -200,11 +161,7 @@ def _write_ratings(
     The delete runs after the row lock, so it sees a concurrent save's committed
     ratings (on a card without ratings it is one SELECT that finds none).
     """
-    mine = "SELECT id FROM scoring_questionrating WHERE scorecard_id = %s"
-    if sql.row(mine, [scorecard.pk]):
-        for links in ("scoring_questionrating_checked", "scoring_questionrating_follow_ups_asked"):
-            sql.execute(f"DELETE FROM {links} WHERE questionrating_id IN ({mine})", [scorecard.pk])
-        sql.execute("DELETE FROM scoring_questionrating WHERE scorecard_id = %s", [scorecard.pk])
+    queries.ratings_delete(scorecard.pk)
     if not ratings:
         return
     values = [
@@ -220,27 +177,16 @@ def _write_ratings(
         )
         for entry in ratings
     ]
-    written = sql.rows(
-        "INSERT INTO scoring_questionrating (scorecard_id, item_id, version_id, rating,"
-        " not_asked, not_asked_reason, notes)"
-        f" VALUES {sql.tuples(values)} RETURNING item_id, id",
-        [value for row in values for value in row],
-    )
-    rating_of = dict(written)  # a card rates each question once
-    for table, column, ticked in (
-        ("scoring_questionrating_checked", "rubricitem_id", "checked"),
-        ("scoring_questionrating_follow_ups_asked", "followup_id", "follow_ups_asked"),
-    ):
-        links = [
+    rating_of = queries.ratings_insert(values)  # a card rates each question once
+    links = {
+        ticked: [
             (rating_of[entry.item], pk)
             for entry in ratings
             for pk in dict.fromkeys(getattr(entry, ticked))
         ]
-        if links:
-            sql.execute(
-                f"INSERT INTO {table} (questionrating_id, {column}) VALUES {sql.tuples(links)}",
-                [value for link in links for value in link],
-            )
+        for ticked in ("checked", "follow_ups_asked")
+    }
+    queries.ticks_insert(checked=links["checked"], follow_ups_asked=links["follow_ups_asked"])
 
 
 def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
@@ -249,18 +195,9 @@ def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
 
     `scorecard` may be a bare reference (``Scorecard(pk=...)``): this is the
     only read. Only the scorecard row is locked: submissions in one loop do not
-    queue behind each other. Plain SQL: this runs on every autosave and submit.
+    queue behind each other. This runs on every autosave and submit.
     """
-    found = sql.row(
-        f"""
-        SELECT l.id, l.status, l.role_id, {sql.columns(Scorecard, "s")}
-          FROM scoring_scorecard s
-          JOIN interviews_interview i ON i.id = s.interview_id
-          JOIN interviews_loop l ON l.id = i.loop_id
-         WHERE s.id = %s AND s.interviewer_id = %s{sql.for_update("s")}
-        """,
-        [scorecard.pk, by.pk],
-    ) if sql.in_range(scorecard.pk) else None  # fmt: skip
+    found = queries.card_locked(scorecard_id=scorecard.pk, user_id=by.pk)
     if found is None:
         raise Http404("No such scorecard of yours.")
     loop_id, loop_status, role_id, *values = found
@@ -303,11 +240,10 @@ def scorecard_save_draft(
     items = _validate(scorecard, ratings)
     scorecard.recommendation, scorecard.summary = recommendation, summary
     scorecard.updated_at = timezone.now()
-    sql.execute(
-        "UPDATE scoring_scorecard SET recommendation = %s, summary = %s, updated_at = %s"
-        " WHERE id = %s",
-        [recommendation, summary, sql.moment(scorecard.updated_at), scorecard.pk],
-    )
+    queries.draft_update(
+        scorecard_id=scorecard.pk, recommendation=recommendation, summary=summary,
+        now=scorecard.updated_at,
+    )  # fmt: skip
     _write_ratings(scorecard, ratings, items)
     _loop_started(scorecard.interview.loop)
     return scorecard
@@ -315,16 +251,8 @@ def scorecard_save_draft(
 
 def _check_complete(scorecard: Scorecard) -> None:
     # One query: each of the interview's questions with the card's rating of it, if any.
-    rows = sql.rows(
-        """
-        SELECT q.title, r.id, r.rating, r.not_asked, r.not_asked_reason
-          FROM interviews_interviewquestion iq
-          JOIN kit_question q ON q.id = iq.question_id
-          LEFT JOIN scoring_questionrating r ON r.item_id = iq.id AND r.scorecard_id = %s
-         WHERE iq.interview_id = %s
-         ORDER BY iq."order"
-        """,
-        [scorecard.pk, scorecard.interview_id],
+    rows = queries.ratings_of_interview(
+        scorecard_id=scorecard.pk, interview_id=scorecard.interview_id
     )
     missing = []
     for title, rated, rating, not_asked, reason in rows:
@@ -355,11 +283,7 @@ def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard
     _check_open(scorecard)
     _check_complete(scorecard)
     now = timezone.now()
-    won = sql.execute(
-        "UPDATE scoring_scorecard SET status = %s, submitted_at = %s WHERE id = %s AND status = %s",
-        [Scorecard.Status.SUBMITTED, sql.moment(now), scorecard.pk, Scorecard.Status.DRAFT],
-    )
-    if won != 1:
+    if not queries.card_submit(scorecard_id=scorecard.pk, now=now):
         raise Conflict("This scorecard was already submitted.")
     scorecard.status, scorecard.submitted_at = Scorecard.Status.SUBMITTED, now
     loop = scorecard.interview.loop
@@ -421,17 +345,7 @@ def _loop_maybe_debrief(loop: Loop) -> None:
     """Move the loop to debrief once every interviewer (shadows aside) has submitted."""
     if loop.status != Loop.Status.IN_PROGRESS:
         return
-    owed = sql.row(
-        f"""
-        SELECT 1
-          FROM interviews_panelist p
-          JOIN interviews_interview i ON i.id = p.interview_id
-         WHERE i.loop_id = %s AND NOT p.is_shadow AND NOT {visibility.seat_done_sql("p")}
-         LIMIT 1
-        """,
-        [loop.pk, visibility.SUBMITTED],
-    )
-    if owed is None:
+    if not queries.loop_holds_up_hire(loop.pk):
         Loop.objects.filter(pk=loop.pk).update(status=Loop.Status.DEBRIEF)
         loop.status = Loop.Status.DEBRIEF
 
