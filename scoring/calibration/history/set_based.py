@@ -1,298 +1,31 @@
-"""Import historical ratings (`import_scorecards`), every row checked before anything is written.
-
-Two paths give the same result:
-
-* The exact path (any database) streams the file through Python twice: first
-  to check every row (problems reported as FILE:LINE: message) and collect what
-  must exist, then to write the ratings.
-* The set-based path (PostgreSQL) COPYs the file into a temporary table and
-  does the rest in SQL over integer codes: INSERT … SELECT for loops,
-  interviews, panels, questions asked, scorecards and ratings. Python sees only
-  the distinct values of each column (names, ratings, dates), read by the same
-  functions the exact path uses.
-
-The set-based path takes a file only when the exact path would import it the
-same way: one row per line and every row valid. Otherwise (a problem to
-report, a quoted line break, a blank row) it rolls back to its savepoint and
-the exact path runs, so every message comes from one place.
-"""
+"""The set-based import path (PostgreSQL): COPY, then SQL over integer codes."""
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
-from django.contrib.auth.hashers import make_password
-from django.contrib.auth.models import Group, User
-from django.db import DataError, IntegrityError, connection, transaction
+from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
 
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
-from kit import services as kit_services
-from kit.models import Level, Question, Role
-from kit.permissions import INTERVIEWER
-from scoring.calibration import bulk, importers
+from kit.models import Level, Role
+from scoring.calibration import importers
+from scoring.calibration.history.shared import (
+    IMPORTED,
+    HistoryImportResult,
+    Progress,
+    aware,
+    entities_create,
+    role_questions,
+    scale_of,
+)
 from scoring.models import QuestionRating, Scorecard
 
-Progress = Callable[[str, int], None]
-IMPORTED = "Imported with historical scorecards."
 
-
-@dataclass
-class HistoryImportResult:
-    rows: int
-    scorecards: int
-    candidates_created: int
-    interviewers_created: int
-    questions_created: int
-
-
-def import_scope(role_name: str | None, level_name: str | None) -> tuple[Role, Level]:
-    """Return the role (found or created) and level the imported loops belong to."""
-    if role_name:
-        role = Role.objects.filter(name__iexact=role_name).first()
-        role = role or Role.objects.create(name=role_name)
-    else:
-        roles = list(Role.objects.all()[:2])
-        if len(roles) == 1:
-            role = roles[0]
-        else:
-            role, _ = Role.objects.get_or_create(name="AI Infrastructure Engineer")
-    level = (
-        Level.objects.filter(name__iexact=level_name).first()
-        if level_name
-        else Level.objects.order_by("rank").first()
-    )
-    if level is None:
-        raise importers.ImportFailed(
-            [f"no level named '{level_name}'" if level_name else "no levels exist yet"]
-        )
-    return role, level
-
-
-def ratings_import(
-    *, path: str, role: Role, level: Level, scale_max: int, progress: Progress
-) -> HistoryImportResult:
-    """Import the file's ratings into loops of the role and level, in the caller's transaction."""
-    if connection.vendor == "postgresql":
-        try:
-            # Django's error wrapper: psycopg's errors from the raw cursor come out as Django's.
-            with transaction.atomic(), connection.wrap_database_errors:
-                return _set_based(path, role, level, scale_max, progress)
-        except (_ExactPathNeeded, DataError, IntegrityError):
-            # Rolled back to the savepoint; the exact path finds and names the problem.
-            pass
-    return _exact(path, role, level, scale_max, progress)
-
-
-# --- what both paths share -----------------------------------------------------------------
-
-
-@dataclass
-class _Entities:
-    users: dict[str, int]
-    candidates: dict[str, int]
-    questions: dict[str, Question]  # by casefolded title
-    users_created: int
-    candidates_created: int
-    questions_created: int
-
-
-def _role_questions(role: Role) -> dict[str, Question]:
-    return {
-        q.title.casefold(): q for q in Question.objects.filter(role=role).select_related("current")
-    }
-
-
-def _scale(questions: dict[str, Question], key: str, default: int) -> int:
-    found = questions.get(key)
-    return found.current.scale_max if found and found.current else default
-
-
-def _entities(
-    *,
-    role: Role,
-    scale_max: int,
-    questions: dict[str, Question],
-    interviewers: Iterable[str],
-    candidates: Iterable[str],
-    titles: dict[str, str],
-) -> _Entities:
-    """Find or create the interviewers (users), candidates (by name) and questions named.
-
-    New questions are drafts on the given scale, for a lead to complete; every
-    question's current version is marked used, so later edits make a new one.
-    """
-    names = list(interviewers)
-    users = dict(User.objects.filter(username__in=names).values_list("username", "pk"))
-    missing = [name for name in names if name not in users]
-    User.objects.bulk_create(
-        [User(username=name, password=make_password(None)) for name in missing], batch_size=2000
-    )
-    users.update(User.objects.filter(username__in=missing).values_list("username", "pk"))
-    Group.objects.get(name=INTERVIEWER).user_set.add(*[users[name] for name in missing])
-
-    wanted = list(candidates)
-    people: dict[str, int] = {}
-    for name, pk in Candidate.objects.filter(name__in=wanted).values_list("name", "pk"):
-        people.setdefault(name, pk)
-    fresh = [name for name in wanted if name not in people]
-    now = timezone.now()
-    ids = bulk.insert(Candidate, ["name", "email", "phone", "notes", "created_at"],
-                      [(name, "", "", "", now) for name in fresh])  # fmt: skip
-    people.update(zip(fresh, ids, strict=True))
-
-    new = {key: title for key, title in titles.items() if key not in questions}
-    drafts = kit_services.questions_create_drafts(
-        role=role,
-        titles=new.values(),
-        content=kit_services.Content(
-            prompt="",
-            outline="Imported with historical scorecards. Add the sample answer outline.",
-            scale_max=scale_max,
-            rubric=(("Answer meets the bar for this question.", "core"),),
-        ),
-    )
-    questions.update((key, drafts[title]) for key, title in new.items())
-    kit_services.question_versions_mark_used(
-        version_ids=[questions[key].current_id for key in titles]
-    )
-    return _Entities(users, people, questions, len(missing), len(fresh), len(new))
-
-
-def _aware(moment: datetime | None, *, hours: int = 0) -> datetime | None:
-    if moment is None:
-        return None
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment, timezone.get_default_timezone())
-    return moment + timedelta(hours=hours)
-
-
-# --- the exact path --------------------------------------------------------------------------
-
-
-def _exact(
-    path: str, role: Role, level: Level, scale_max: int, report: Progress
-) -> HistoryImportResult:
-    """Import row by row in Python.
-
-    1. First pass: check every row (ImportFailed lists up to 20 problems with
-       their line numbers; nothing has been written) and collect the distinct
-       candidates, interviewers, questions and scorecards.
-    2. Create what is missing: interviewers, candidates, questions.
-    3. Per candidate, one decided (or debrief) loop with one interview whose
-       panel is everyone who rated them; per candidate and interviewer, one
-       submitted scorecard.
-    4. Second pass: stream the ratings into the database (COPY on PostgreSQL).
-    """
-    questions = _role_questions(role)
-
-    def scale_for(title: str) -> int:
-        return _scale(questions, title.casefold(), scale_max)
-
-    found = importers.survey(path, scale_max_for=scale_for, progress=lambda n: report("checked", n))
-    now = timezone.now()
-    made = _entities(
-        role=role, scale_max=scale_max, questions=questions, interviewers=found.interviewers,
-        candidates=found.candidates, titles=found.questions,
-    )  # fmt: skip
-    users, candidates = made.users, made.candidates
-    report("entities", 0)
-
-    order = list(found.candidate_questions)
-    loop_ids = bulk.insert(
-        Loop,
-        ["candidate_id", "role_id", "level_id", "status", "warnings", "decision",
-         "decision_rationale", "decided_at", "created_at"],
-        [
-            (
-                candidates[name], role.pk, level.pk,
-                Loop.Status.DECIDED if found.decisions.get(name) else Loop.Status.DEBRIEF,
-                [], found.decisions.get(name, ""),
-                IMPORTED if found.decisions.get(name) else "",
-                (_aware(found.interviewed_at.get(name)) or now) if found.decisions.get(name)
-                else None,
-                now,
-            )
-            for name in order
-        ],
-    )  # fmt: skip
-    loops = dict(zip(order, loop_ids, strict=True))
-    interview_ids = bulk.insert(
-        Interview,
-        ["loop_id", "order", "title", "minutes", "competencies", "scheduled_start",
-         "scheduled_end", "created_at"],
-        [
-            (loops[name], 1, "Imported interview", 60, [], _aware(found.interviewed_at.get(name)),
-             _aware(found.interviewed_at.get(name), hours=1), now)
-            for name in order
-        ],
-    )  # fmt: skip
-    interviews = dict(zip(order, interview_ids, strict=True))
-    item_keys = [(name, title) for name in order for title in found.candidate_questions[name]]
-    item_ids = bulk.insert(
-        InterviewQuestion,
-        ["interview_id", "loop_id", "question_id", "version_id", "order", "reason", "assigned_at"],
-        [
-            (interviews[name], loops[name], questions[title].pk, questions[title].current_id, n,
-             "imported", now)
-            for name in order
-            for n, title in enumerate(found.candidate_questions[name], start=1)
-        ],
-    )  # fmt: skip
-    items = dict(zip(item_keys, item_ids, strict=True))
-    card_keys = list(found.scorecards)
-    bulk.insert(
-        Panelist,
-        ["interview_id", "user_id", "is_shadow"],
-        [(interviews[c], users[i], False) for c, i in card_keys],
-    )
-    card_ids = bulk.insert(
-        Scorecard,
-        ["interview_id", "interviewer_id", "is_shadow", "status", "recommendation", "summary",
-         "created_at", "updated_at", "submitted_at"],
-        [
-            (interviews[c], users[i], False, Scorecard.Status.SUBMITTED, found.scorecards[(c, i)],
-             "", now, now, _aware(found.interviewed_at.get(c)) or now)
-            for c, i in card_keys
-        ],
-    )  # fmt: skip
-    cards = dict(zip(card_keys, card_ids, strict=True))
-    report("scorecards", len(cards))
-
-    versions = {key: q.current_id for key, q in questions.items()}
-
-    def rating_rows() -> Iterator[tuple[object, ...]]:
-        for n, row in enumerate(importers.read_rows(path, scale_max_for=scale_for), start=1):
-            if n % 50_000 == 0:
-                report("written", n)
-            key = row.question.casefold()
-            yield (cards[(row.candidate, row.interviewer)], items[(row.candidate, key)],
-                   versions[key], row.rating, False, "", "")  # fmt: skip
-
-    bulk.copy(
-        QuestionRating,
-        ["scorecard_id", "item_id", "version_id", "rating", "not_asked", "not_asked_reason",
-         "notes"],
-        rating_rows(),
-    )  # fmt: skip
-    report("written", found.rows)
-    return HistoryImportResult(
-        rows=found.rows,
-        scorecards=len(cards),
-        candidates_created=made.candidates_created,
-        interviewers_created=made.users_created,
-        questions_created=made.questions_created,
-    )
-
-
-# --- the set-based path (PostgreSQL) ---------------------------------------------------------
-
-
-class _ExactPathNeeded(Exception):
+class ExactPathNeeded(Exception):
     """The file is not one the set-based path can vouch for; the exact path takes it."""
 
 
@@ -305,10 +38,10 @@ _TEMP = (
 )  # fmt: skip
 
 
-def _set_based(
+def set_based_import(
     path: str, role: Role, level: Level, scale_max: int, report: Progress
 ) -> HistoryImportResult:
-    """Import with COPY and SQL; raise _ExactPathNeeded for a file the exact path must take.
+    """Import with COPY and SQL; raise ExactPathNeeded for a file the exact path must take.
 
     1. COPY the rows, as text, into a temporary table; one row must be one line.
     2. Read each column's distinct values in Python (the exact path's readers):
@@ -349,14 +82,14 @@ def _set_based(
         for title in titles.names:
             keys.setdefault(title.casefold(), title)
         key_codes = {key: code for code, key in enumerate(keys)}
-        questions = _role_questions(role)
+        questions = role_questions(role)
         _temp_table(cur, "import_candidate", "raw text, code int", candidates.raw.items())
         _temp_table(cur, "import_interviewer", "raw text, code int", interviewers.raw.items())
         _temp_table(
             cur,
             "import_question",
             "raw text, code int, scale int",
-            ((raw, key_codes[name.casefold()], _scale(questions, name.casefold(), scale_max))
+            ((raw, key_codes[name.casefold()], scale_of(questions, name.casefold(), scale_max))
              for raw, name in titles.values.items()),
         )  # fmt: skip
         ratings = ((raw, _rating(text)) for raw, text in _texts(seen["rating"], required=True))
@@ -364,7 +97,7 @@ def _set_based(
         optional = {
             "recommendation": ("text", importers.recommendation_value),
             "decision": ("text", importers.decision_value),
-            "interviewed_at": ("timestamptz", lambda t: _aware(importers.moment_value(t))),
+            "interviewed_at": ("timestamptz", lambda t: aware(importers.moment_value(t))),
         }
         joins, picks = [], []
         for column, (kind, reader) in optional.items():
@@ -432,7 +165,7 @@ def _set_based(
         cards_ok, loops_ok, scorecards = cur.fetchone()  # type: ignore[misc]
         # bool_or over no disagreement at all is NULL, hence "is not False".
         if cards_ok is False or loops_ok is False:
-            raise _ExactPathNeeded
+            raise ExactPathNeeded
         cur.execute(
             f"""
             CREATE TEMP TABLE import_item ON COMMIT DROP AS
@@ -444,7 +177,7 @@ def _set_based(
         cur.execute("ANALYZE import_card, import_loop, import_item")
 
         # 4. Entities, then everything else set by set.
-        made = _entities(
+        made = entities_create(
             role=role, scale_max=scale_max, questions=questions, interviewers=interviewers.names,
             candidates=candidates.names, titles=keys,
         )  # fmt: skip
@@ -500,7 +233,7 @@ def _copy_raw(
     rows = cur.rowcount
     if rows == 0 or rows != lines:
         # A quoted line break or blank line: line numbers would not be row numbers.
-        raise _ExactPathNeeded
+        raise ExactPathNeeded
     return rows
 
 
@@ -515,7 +248,7 @@ def _texts(seen: list[tuple[str, int]], required: bool = False) -> Iterator[tupl
     for raw, _ in seen:
         text = raw.strip()
         if required and not text:
-            raise _ExactPathNeeded
+            raise ExactPathNeeded
         yield raw, text
 
 
@@ -523,7 +256,7 @@ def _read(reader: Callable[[str], Any], text: str) -> Any:
     try:
         return reader(text)
     except ValueError:
-        raise _ExactPathNeeded from None
+        raise ExactPathNeeded from None
 
 
 def _codes(seen: list[tuple[str, int]], reader: Callable[[str], str]) -> _Codes:
@@ -543,7 +276,7 @@ def _codes(seen: list[tuple[str, int]], reader: Callable[[str], str]) -> _Codes:
 def _rating(text: str) -> int:
     value = _read(importers.rating_value, text)
     if not -(2**63) <= value < 2**63:
-        raise _ExactPathNeeded
+        raise ExactPathNeeded
     return value
 
 
