@@ -59,6 +59,7 @@ prodcheck: venv-dev
 lint: venv-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -107,7 +107,7 @@ def _read(db: Any, known: dict[Field, tuple[Any, list[Any]]], field: Field, valu
 def columns(model: type[Model], alias: str) -> str:
     """Every column of `model` as `alias`, for a SELECT list that `from_row` reads back."""
     quote = connection.ops.quote_name
-    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields if f.column)
 
 
 def from_row(model: type[M], values: Sequence[Any]) -> M:
@@ -141,5 +141,7 @@ class Names:
     def __getattr__(self, name: str) -> str:
         if name.startswith("_"):
             raise AttributeError(name)
-        field = self._model._meta.get_field(name)
-        return connection.ops.quote_name(field.column)  # type: ignore[union-attr]  # only concrete fields have columns
+        column = getattr(self._model._meta.get_field(name), "column", None)
+        if column is None:
+            raise AttributeError(f"{self._model.__name__}.{name} has no column.")
+        return connection.ops.quote_name(column)

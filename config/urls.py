@@ -1,12 +1,12 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import health, tokens
 from interviews import views as interview_views
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("auth/token/", tokens.TokenView.as_view(), name="api-token"),
     path("auth/token/rotate/", tokens.TokenRotateView.as_view(), name="api-token-rotate"),
     path("", include("kit.api_urls")),

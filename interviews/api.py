@@ -11,8 +11,10 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
+from config.auth import signed_in
 from interviews import selectors, services
 from interviews.models import Candidate, Interview, Loop
 from interviews.serializers import (
@@ -104,10 +106,11 @@ class CandidateViewSet(viewsets.ModelViewSet):
             raise PermissionDenied("Only recruiters see candidates.")
         return super().list(request, *args, **kwargs)
 
-    def perform_create(self, serializer: CandidateSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Candidate]) -> None:
         serializer.instance = services.candidate_create(**serializer.validated_data)
 
-    def perform_update(self, serializer: CandidateSerializer) -> None:
+    def perform_update(self, serializer: BaseSerializer[Candidate]) -> None:
+        assert serializer.instance is not None  # update() binds get_object()'s candidate
         serializer.instance = services.candidate_update(
             candidate=serializer.instance, **serializer.validated_data
         )
@@ -134,7 +137,7 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     @extend_schema(request=LoopInputSerializer, responses={201: LoopSerializer})
     def create(self, request: Request) -> Response:
         data = _valid(LoopInputSerializer, request)
-        loop = services.loop_create(**data, by=request.user)
+        loop = services.loop_create(**data, by=signed_in(request))
         loop = selectors.loop_get(user=request.user, pk=loop.pk)
         return Response(LoopSerializer(loop).data, status=status.HTTP_201_CREATED)
 
@@ -197,7 +200,9 @@ class InterviewViewSet(
         interview = self.get_object()  # 404 or 403 before looking at the body
         data = _valid(SwapInputSerializer, request)
         item = self._item(data["item"], interview)
-        services.interview_question_swap(item=item, question=data["question"], by=request.user)
+        services.interview_question_swap(
+            item=item, question=data["question"], by=signed_in(request)
+        )
         return self._fresh(item.interview_id)
 
     @extend_schema(request=ReorderInputSerializer, responses={200: InterviewSerializer})

@@ -42,8 +42,11 @@ class PanelForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.people = {user.pk: user for user in people}
         choices = [(user.pk, user.get_full_name() or user.username) for user in people]
-        self.fields["interviewers"].choices = choices
-        self.fields["shadow"].choices = [("", "No shadow"), *choices]
+        interviewers, shadow = self.fields["interviewers"], self.fields["shadow"]
+        assert isinstance(interviewers, forms.ChoiceField)  # declared above
+        assert isinstance(shadow, forms.ChoiceField)
+        interviewers.choices = choices
+        shadow.choices = [("", "No shadow"), *choices]
 
     def clean_interviewers(self) -> list[User]:
         return [self.people[pk] for pk in self.cleaned_data["interviewers"]]

@@ -1,9 +1,9 @@
 """Reads for candidates, loops and interviews, scoped to what the caller may see."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, F, FilteredRelation, Min, Prefetch, Q, QuerySet, When
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -12,12 +12,9 @@ from config.exceptions import ApplicationError
 from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_loop
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, LoopTemplate, Question, Role, RubricItem
-from kit.permissions import is_recruiter
+from kit.permissions import Viewer, is_recruiter
 from kit.selectors import asked_since, covers_level
 from scoring import visibility
-
-User = AbstractBaseUser | AnonymousUser
-
 
 # --- exposure ---------------------------------------------------------------------
 
@@ -148,7 +145,7 @@ def candidate_list() -> QuerySet[Candidate]:
     return Candidate.objects.annotate(loop_count=Count("loops"))
 
 
-def loops_visible_to(user: User) -> QuerySet[Loop]:
+def loops_visible_to(user: Viewer) -> QuerySet[Loop]:
     loops = Loop.objects.select_related("candidate", "role", "level")
     if is_recruiter(user):
         return loops
@@ -165,7 +162,7 @@ ASSIGNED_QUESTIONS = Prefetch(
 PANEL = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
 
 
-def loop_list(*, user: User) -> QuerySet[Loop]:
+def loop_list(*, user: Viewer) -> QuerySet[Loop]:
     """Return loops for the list page: the ones needing attention first, then by date."""
     urgency = Case(
         When(status=Loop.Status.DEBRIEF, then=0),
@@ -185,7 +182,7 @@ def loop_list(*, user: User) -> QuerySet[Loop]:
     )
 
 
-def interviews_visible_to(user: User) -> QuerySet[Interview]:
+def interviews_visible_to(user: Viewer) -> QuerySet[Interview]:
     """Return the interviews the user may open: all for recruiters, their own for others."""
     interviews = Interview.objects.select_related(
         "loop__candidate", "loop__role", "loop__level"
@@ -195,12 +192,12 @@ def interviews_visible_to(user: User) -> QuerySet[Interview]:
     return interviews.filter(panel__user=user)  # type: ignore[misc]
 
 
-def interview_get(*, user: User, pk: int) -> Interview:
+def interview_get(*, user: Viewer, pk: int) -> Interview:
     """Return the interview, or 404 for anyone who may not see it (ids leak nothing)."""
     return get_object_or_404(interviews_visible_to(user), pk=pk)
 
 
-def loop_detail_prefetch(user: User) -> Prefetch:
+def loop_detail_prefetch(user: Viewer) -> Prefetch:
     """Return the prefetch of a loop's interviews the user may see (their own, unless recruiter)."""
     interviews = Interview.objects.prefetch_related(PANEL, ASSIGNED_QUESTIONS)
     if not is_recruiter(user):
@@ -208,14 +205,16 @@ def loop_detail_prefetch(user: User) -> Prefetch:
     return Prefetch("interviews", queryset=interviews)
 
 
-def loop_get(*, user: User, pk: int) -> Loop:
+def loop_get(*, user: Viewer, pk: int) -> Loop:
     """Return the loop with its interviews, panels and questions; 404 for outsiders."""
     return get_object_or_404(
         loops_visible_to(user).prefetch_related(loop_detail_prefetch(user)), pk=pk
     )
 
 
-def my_interviews(*, user: User) -> tuple[list[Interview], list[Interview], list[Interview]]:
+def my_interviews(
+    *, user: Viewer
+) -> tuple[Sequence[Interview], Sequence[Interview], Sequence[Interview]]:
     """Return the user's interviews: scorecards owed (held, not submitted, loop open;
     oldest first), upcoming (and unscheduled), and the rest of the past (newest first)."""
     now = timezone.now()

@@ -1,6 +1,7 @@
 from django.contrib.auth.models import User
 from rest_framework import serializers
 
+from interviews.assembly import Option
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Question, Role
 from kit.serializers import FollowUpSerializer, NamedRelatedField, RubricItemSerializer
@@ -165,5 +166,5 @@ class AlternativeSerializer(serializers.Serializer):
     exposure_30 = serializers.IntegerField()
     exposure_90 = serializers.IntegerField()
 
-    def get_competencies(self, option: object) -> list[str]:
-        return sorted(option.competencies)  # type: ignore[attr-defined]
+    def get_competencies(self, option: Option) -> list[str]:
+        return sorted(option.competencies)

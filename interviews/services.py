@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from django.contrib.auth.models import AbstractBaseUser, User
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -44,9 +44,7 @@ def _assign(interview: Interview, version: QuestionVersion, order: int, reason: 
 
 
 @transaction.atomic
-def loop_create(
-    *, candidate: Candidate, role: Role, level: Level, by: AbstractBaseUser | None = None
-) -> Loop:
+def loop_create(*, candidate: Candidate, role: Role, level: Level, by: User | None = None) -> Loop:
     """Assemble and save a loop from the role's level template.
 
     1. Plan every slot (see interviews.assembly for the rules).
@@ -87,7 +85,7 @@ def _check_open(loop: Loop) -> None:
 
 @transaction.atomic
 def interview_question_swap(
-    *, item: InterviewQuestion, question: Question, by: AbstractBaseUser | None = None
+    *, item: InterviewQuestion, question: Question, by: User | None = None
 ) -> InterviewQuestion:
     """Replace one assigned question with one of its ranked alternatives."""
     _check_open(item.interview.loop)
@@ -132,9 +130,8 @@ def interview_question_move(*, item: InterviewQuestion, up: bool) -> None:
         interview_questions_reorder(interview=item.interview, order=ids)
 
 
-def _name(user: AbstractBaseUser) -> str:
-    full = user.get_full_name() if isinstance(user, User) else ""
-    return full or user.get_username()
+def _name(user: User) -> str:
+    return user.get_full_name() or user.get_username()
 
 
 def _span(interview: Interview) -> str:

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
+from config.auth import signed_in
 from config.exceptions import ApplicationError
 from interviews import markdown, selectors, services
 from interviews.forms import CandidateForm, LoopBuildForm, PanelForm, interviewer_choices
@@ -86,7 +87,7 @@ def loop_new(request: HttpRequest) -> HttpResponse:
     # "Build a loop" on a candidate's page links here with the candidate alone:
     # preselect them rather than greet the recruiter with "role: required".
     bound = request.method == "POST" or bool({"role", "level"} & set(data))
-    initial = {"candidate": data.get("candidate")}
+    initial: dict[str, object] = {"candidate": data.get("candidate")}
     if not bound:  # with a single role, nothing to pick
         roles = list(Role.objects.values_list("pk", flat=True)[:2])
         initial["role"] = roles[0] if len(roles) == 1 else None
@@ -95,7 +96,7 @@ def loop_new(request: HttpRequest) -> HttpResponse:
     if form.is_bound and form.is_valid():
         try:
             if request.method == "POST":
-                loop = services.loop_create(**form.cleaned_data, by=request.user)
+                loop = services.loop_create(**form.cleaned_data, by=signed_in(request))
                 messages.success(request, "Loop saved. Add the panel and times for each interview.")
                 return redirect("interviews:loop-detail", loop.pk)
             plan = selectors.loop_plan(**form.cleaned_data)
@@ -180,7 +181,7 @@ def question_swap(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         try:
             question = get_object_or_404(Question, pk=request.POST.get("question") or 0)
-            services.interview_question_swap(item=item, question=question, by=request.user)
+            services.interview_question_swap(item=item, question=question, by=signed_in(request))
             messages.success(request, f"Swapped in “{question.title}”.")
             return redirect(f"{_loop_url(item.loop_id)}#interview-{item.interview_id}")
         except ApplicationError as exc:

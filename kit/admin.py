@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
+from config.auth import signed_in
 from kit import selectors, services
 from kit.models import (
     AuditEvent,
@@ -57,7 +58,9 @@ class QuestionVersionAdmin(admin.ModelAdmin):
     search_fields = ["question__title", "prompt"]
     inlines = [RubricInline, FollowUpInline]
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(
+        self, request: HttpRequest, obj: QuestionVersion | None = None
+    ) -> bool:
         # A version in use is a record of what was asked; edits make a new version elsewhere.
         return not (obj and obj.in_use) and super().has_change_permission(request, obj)
 
@@ -78,7 +81,7 @@ class QuestionAdmin(admin.ModelAdmin):
         before = Question.objects.get(pk=obj.pk).status if change else None
         super().save_model(request, obj, form, change)
         if before is not None:
-            services.question_status_record(question=obj, before=before, by=request.user)
+            services.question_status_record(question=obj, before=before, by=signed_in(request))
 
 
 @admin.register(RubricItem)
@@ -146,7 +149,7 @@ admin.site.unregister(Group)
 class AuditedUserAdmin(UserAdmin):
     def save_model(self, request: HttpRequest, obj: User, form: ModelForm, change: bool) -> None:
         # From the database: `obj` already carries the submitted flags.
-        form.access_before = selectors.user_access(pk=obj.pk) if change else None  # type: ignore[attr-defined]
+        form.access_before = selectors.user_access(pk=obj.pk) if change else None  # type: ignore[attr-defined]  # ours, read in save_related
         super().save_model(request, obj, form, change)
 
     def save_related(
@@ -155,15 +158,15 @@ class AuditedUserAdmin(UserAdmin):
         super().save_related(request, form, formsets, change)
         # A user just added has no access to change yet: the add form asks for a name
         # and a password only, and its groups and flags are set on the change form.
-        before = form.access_before  # type: ignore[attr-defined]
+        before = form.access_before  # type: ignore[attr-defined]  # ours, set in save_model
         if before is not None:
-            services.user_access_record(user=form.instance, before=before, by=request.user)
+            services.user_access_record(user=form.instance, before=before, by=signed_in(request))
 
 
 @admin.register(Group)
 class AuditedGroupAdmin(GroupAdmin):
     def save_model(self, request: HttpRequest, obj: Group, form: ModelForm, change: bool) -> None:
-        form.access_before = selectors.group_access(pk=obj.pk) if change else None  # type: ignore[attr-defined]
+        form.access_before = selectors.group_access(pk=obj.pk) if change else None  # type: ignore[attr-defined]  # ours, read in save_related
         super().save_model(request, obj, form, change)
 
     def save_related(
@@ -172,13 +175,13 @@ class AuditedGroupAdmin(GroupAdmin):
         super().save_related(request, form, formsets, change)
         services.group_access_record(
             group=form.instance,
-            before=form.access_before,  # type: ignore[attr-defined]
-            by=request.user,
+            before=form.access_before,  # type: ignore[attr-defined]  # ours, set in save_model
+            by=signed_in(request),
         )
 
     def delete_model(self, request: HttpRequest, obj: Group) -> None:
-        services.group_delete(group=obj, by=request.user)
+        services.group_delete(group=obj, by=signed_in(request))
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Group]) -> None:
         for group in queryset:
-            services.group_delete(group=group, by=request.user)
+            services.group_delete(group=group, by=signed_in(request))

@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
+from config.auth import signed_in
 from kit import selectors, services
 from kit.filters import QuestionFilter
 from kit.models import Competency, Level, LoopTemplate, Question, Role
@@ -78,7 +79,10 @@ class QuestionViewSet(viewsets.ModelViewSet):
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self._validated(request)
         question = services.question_create(
-            role=data["role"], meta=self._meta(data), content=self._content(data), by=request.user
+            role=data["role"],
+            meta=self._meta(data),
+            content=self._content(data),
+            by=signed_in(request),
         )
         return self._detail(question.pk, status.HTTP_201_CREATED)
 
@@ -89,7 +93,10 @@ class QuestionViewSet(viewsets.ModelViewSet):
         if data["role"] != question.role:
             return Response({"role": ["A question cannot move to another role."]}, status=400)
         services.question_update(
-            question=question, meta=self._meta(data), content=self._content(data), by=request.user
+            question=question,
+            meta=self._meta(data),
+            content=self._content(data),
+            by=signed_in(request),
         )
         return self._detail(question.pk, status.HTTP_200_OK)
 

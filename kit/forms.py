@@ -22,13 +22,14 @@ def _lines(text: str) -> list[str]:
 
 def _rubric_text(items: list[RubricItem]) -> str:
     """Return the rubric as the editor shows it, one "kind: text" line per item."""
-    labels = {kind: prefix for prefix, kind in RUBRIC_PREFIXES.items()}
+    labels: dict[str, str] = {kind: prefix for prefix, kind in RUBRIC_PREFIXES.items()}
     return "\n".join(f"{labels[item.kind]}: {item.text}" for item in items)
 
 
 def question_initial(question: Question) -> dict[str, Any]:
     """Return the editor's starting values: the question and its current version."""
     current = question.current
+    assert current is not None  # question_create sets it with the question
     return {
         "title": question.title,
         "prompt": current.prompt,

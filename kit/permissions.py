@@ -26,7 +26,7 @@ def _groups(user: User | AnonymousUser) -> set[str]:
                 [user.pk],
             )
         }
-        user._persona_groups = cached  # type: ignore[union-attr]
+        user._persona_groups = cached  # type: ignore[attr-defined]  # a cache on the request's user
     return cached
 
 
@@ -55,3 +55,9 @@ class IsPlannerOrReadOnly(BasePermission):
             return False
         user = request.user
         return request.method in SAFE_METHODS or is_recruiter(user) or is_lead(user)
+
+
+# Whoever is looking at something: a signed-in user or an anonymous visitor. Selectors
+# that scope what someone may see take a Viewer; services that record who acted take a
+# User (the model).
+Viewer = User | AnonymousUser

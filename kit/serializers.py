@@ -69,7 +69,9 @@ class LevelRangeSerializer(serializers.Serializer):
 
 class QuestionListSerializer(serializers.ModelSerializer):
     role = serializers.CharField(source="role.name")
-    competencies = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    competencies: serializers.SlugRelatedField[Competency] = serializers.SlugRelatedField(
+        slug_field="slug", many=True, read_only=True
+    )
     levels = LevelRangeSerializer(source="*")
     version = serializers.IntegerField(source="current.number")
     prompt = serializers.CharField(source="current.prompt")
@@ -100,7 +102,9 @@ class VersionSerializer(serializers.ModelSerializer):
 
 class QuestionDetailSerializer(QuestionListSerializer):
     current = VersionSerializer()
-    versions = serializers.SlugRelatedField(slug_field="number", many=True, read_only=True)
+    versions: serializers.SlugRelatedField[QuestionVersion] = serializers.SlugRelatedField(
+        slug_field="number", many=True, read_only=True
+    )
 
     class Meta(QuestionListSerializer.Meta):
         fields = [*QuestionListSerializer.Meta.fields, "current", "versions"]
@@ -162,7 +166,9 @@ class QuestionInputSerializer(serializers.Serializer):
 
 
 class LoopSlotSerializer(serializers.ModelSerializer):
-    competencies = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    competencies: serializers.SlugRelatedField[Competency] = serializers.SlugRelatedField(
+        slug_field="slug", many=True, read_only=True
+    )
 
     class Meta:
         model = LoopSlot

@@ -4,7 +4,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import AbstractBaseUser, Group, User
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
@@ -101,7 +101,7 @@ def check_level_range(
 
 @transaction.atomic
 def question_create(
-    *, role: Role, meta: Meta, content: Content, by: AbstractBaseUser | None = None
+    *, role: Role, meta: Meta, content: Content, by: User | None = None
 ) -> Question:
     check_level_range(meta.min_level, meta.max_level)
     question = Question(
@@ -127,7 +127,7 @@ def question_update(
     question: Question,
     meta: Meta | None = None,
     content: Content | None = None,
-    by: AbstractBaseUser | None = None,
+    by: User | None = None,
 ) -> bool:
     """Apply changes; return whether anything changed.
 
@@ -156,6 +156,7 @@ def question_update(
     if content is not None:
         # Re-read under a lock: the version may have been put in use since
         # `question` was loaded, and then it must not be rewritten in place.
+        assert question.current_id is not None  # question_create sets it with the question
         current = QuestionVersion.objects.select_for_update().get(pk=question.current_id)
         if content.with_rubric() != content_of(current):
             if current.in_use:
@@ -170,7 +171,7 @@ def question_update(
     return changed
 
 
-def question_status_set(*, question: Question, status: str, by: AbstractBaseUser) -> bool:
+def question_status_set(*, question: Question, status: str, by: User) -> bool:
     """Move the question to draft, active or retired (audited when it is retired or restored).
 
     Return whether the status changed. Nothing else about the question changes,
@@ -190,7 +191,7 @@ def question_status_set(*, question: Question, status: str, by: AbstractBaseUser
 
 
 def question_status_record(
-    *, question: Question, before: str, by: AbstractBaseUser | None
+    *, question: Question, before: str, by: User | None
 ) -> AuditEvent | None:
     """Audit a retirement (the status became retired) or a restoration (it left retired).
 
@@ -334,7 +335,7 @@ def questions_import(
     records: Iterable[QuestionRecord],
     path: str,
     default_role: str | None,
-    by: AbstractBaseUser | None = None,
+    by: User | None = None,
     structured: bool = True,
     progress: Callable[[int], None] | None = None,
 ) -> ImportResult:
@@ -384,7 +385,8 @@ def questions_import(
                 result.created += 1
             else:
                 if not structured:
-                    current = content_of(existing.current)  # type: ignore[arg-type]
+                    assert existing.current is not None  # set with the question
+                    current = content_of(existing.current)
                     # Keep a lead's rubric edits and timing unless the outline itself changed.
                     keep = current.outline == content.outline
                     content = Content(
@@ -489,7 +491,7 @@ def loop_templates_import(*, document: dict) -> list[LoopTemplate]:
 
 
 def audit_event_record(
-    *, actor: AbstractBaseUser | None, action: str, target: str, **data: object
+    *, actor: User | None, action: str, target: str, **data: object
 ) -> AuditEvent:
     """Record a sensitive action. Call it inside the transaction that makes the change,
     so a change that rolls back leaves no event and an event never lacks its change."""
@@ -500,9 +502,7 @@ def _access_changes(before: dict[str, str], after: dict[str, str]) -> dict[str, 
     return {key: f"{before[key]} → {value}" for key, value in after.items() if before[key] != value}
 
 
-def user_access_record(
-    *, user: User, before: dict[str, str], by: AbstractBaseUser | None
-) -> AuditEvent | None:
+def user_access_record(*, user: User, before: dict[str, str], by: User | None) -> AuditEvent | None:
     """Audit a change to what `user` may do, if there was one.
 
     `before` is `selectors.user_access` read before the change was saved; the
@@ -521,7 +521,7 @@ def user_access_record(
 
 
 def group_access_record(
-    *, group: Group, before: dict[str, str] | None, by: AbstractBaseUser | None
+    *, group: Group, before: dict[str, str] | None, by: User | None
 ) -> AuditEvent | None:
     """Audit a change to a group's name or permissions, if there was one.
 
@@ -544,7 +544,7 @@ def group_access_record(
 
 
 @transaction.atomic
-def group_delete(*, group: Group, by: AbstractBaseUser | None) -> None:
+def group_delete(*, group: Group, by: User | None) -> None:
     """Delete the group and audit what its members and permissions were."""
     access = selectors.group_access(pk=group.pk)
     members = ", ".join(sorted(group.user_set.values_list("username", flat=True))) or "none"

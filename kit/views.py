@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from config.auth import signed_in
 from config.exceptions import ApplicationError
 from kit import selectors, services
 from kit.filters import QuestionFilter
@@ -68,7 +69,7 @@ def question_status(request: HttpRequest, pk: int) -> HttpResponse:
     question = selectors.question_get(pk=pk)
     try:
         changed = services.question_status_set(
-            question=question, status=request.POST.get("status", ""), by=request.user
+            question=question, status=request.POST.get("status", ""), by=signed_in(request)
         )
     except ApplicationError as error:
         return HttpResponseBadRequest(str(error))
@@ -86,7 +87,7 @@ def question_new(request: HttpRequest) -> HttpResponse:
         meta, content = form.parts(Question.Status.DRAFT)
         try:
             question = services.question_create(
-                role=form.cleaned_data["role"], meta=meta, content=content, by=request.user
+                role=form.cleaned_data["role"], meta=meta, content=content, by=signed_in(request)
             )
         except ValidationError as error:
             form.refuse(error)
@@ -110,10 +111,11 @@ def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
         form = QuestionForm(editing=True, initial=question_initial(question))
     if request.method == "POST" and form.is_valid():
         meta, content = form.parts(question.status)
+        assert question.current is not None  # question_create sets it with the question
         number = question.current.number
         try:
             changed = services.question_update(
-                question=question, meta=meta, content=content, by=request.user
+                question=question, meta=meta, content=content, by=signed_in(request)
             )
         except ValidationError as error:
             form.refuse(error)

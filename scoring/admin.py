@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from scoring.models import (
     Amendment,
@@ -15,10 +16,11 @@ from scoring.models import (
 class RatingInline(admin.TabularInline):
     model = QuestionRating
     extra = 0
-    fields = ["item", "version", "rating", "not_asked", "not_asked_reason", "notes"]
-    readonly_fields = fields
+    # A tuple, so that it types as both `fields` and `readonly_fields` (lists are invariant).
+    readonly_fields = ("item", "version", "rating", "not_asked", "not_asked_reason", "notes")
+    fields = readonly_fields
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest, obj: Scorecard | None = None) -> bool:
         return False
 
 
@@ -27,7 +29,7 @@ class AmendmentInline(admin.TabularInline):
     extra = 0
     readonly_fields = ["by", "at", "reason", "before", "after"]
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest, obj: Scorecard | None = None) -> bool:
         return False
 
 
@@ -41,10 +43,10 @@ class ScorecardAdmin(admin.ModelAdmin):
     search_fields = ["interviewer__username", "interview__loop__candidate__name"]
     inlines = [RatingInline, AmendmentInline]
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request: HttpRequest, obj: Scorecard | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request: HttpRequest, obj: Scorecard | None = None) -> bool:
         return False
 
 
@@ -54,7 +56,9 @@ class QuestionRatingAdmin(admin.ModelAdmin):
     list_select_related = ["scorecard__interviewer", "scorecard__interview__loop__candidate",
                            "item__question"]  # fmt: skip
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(
+        self, request: HttpRequest, obj: QuestionRating | None = None
+    ) -> bool:
         return False
 
 
@@ -65,13 +69,13 @@ class AmendmentAdmin(admin.ModelAdmin):
 
     # Amendments are made by their author through the scorecard (which records the
     # card before and after, and audits it); the admin only reads them.
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request: HttpRequest, obj: Amendment | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request: HttpRequest, obj: Amendment | None = None) -> bool:
         return False
 
 

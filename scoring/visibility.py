@@ -41,14 +41,12 @@ where the facts are already in hand.
 
 from collections.abc import Callable, Sequence
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 
 from interviews.models import Loop, Panelist
-from kit.permissions import is_recruiter
+from kit.permissions import Viewer, is_recruiter
 from scoring.models import Scorecard
 
-Viewer = AbstractBaseUser | AnonymousUser
 SUBMITTED = Scorecard.Status.SUBMITTED
 
 
@@ -129,7 +127,8 @@ def is_blind(*, user: Viewer, loop: Loop) -> bool:
     if not user.is_authenticated:
         return True
     seats = with_done(Panelist.objects.filter(interview__loop=loop, user=user.pk))
-    return blind(done=list(seats.values_list("submitted", flat=True)), recruiter=lambda: False)
+    done = seats.values_list("submitted", flat=True)  # type: ignore[misc]  # with_done annotates it
+    return blind(done=list(done), recruiter=lambda: False)
 
 
 def counted(prefix: str = "") -> dict[str, object]:

@@ -2,7 +2,7 @@ from django.db import migrations, models
 from django.db.models import OuterRef, Subquery
 
 
-def copy_from_slots(apps, schema_editor):  # type: ignore[no-untyped-def]
+def copy_from_slots(apps, schema_editor):
     """Interviews still linked to their template slot take its interviewer count."""
     Interview = apps.get_model("interviews", "Interview")
     LoopSlot = apps.get_model("kit", "LoopSlot")

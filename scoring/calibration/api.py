@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.auth import signed_in
 from config.openapi import error
 from kit.models import Level, Role
 from kit.permissions import is_lead
@@ -93,7 +94,7 @@ class CalibrationRunsView(APIView):
             return Response(
                 {"role": [f"No role named '{serializer.validated_data['role']}'."]}, 400
             )
-        job = services.calibration_request(role=role, by=request.user)
+        job = services.calibration_request(role=role, by=signed_in(request))
         return Response(CalibrationJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

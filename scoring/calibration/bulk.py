@@ -14,7 +14,15 @@ def _adapt(value: Any) -> Any:
 
 
 def _columns(model: type[models.Model], fields: Sequence[str]) -> list[str]:
-    return [model._meta.get_field(name).column for name in fields]
+    return [_column(model, name) for name in fields]
+
+
+def _column(model: type[models.Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    # A reverse relation (ForeignObjectRel) has no column to copy into.
+    if not isinstance(field, models.Field) or field.column is None:
+        raise ValueError(f"{model.__name__}.{name} is not a column")
+    return field.column
 
 
 def reserve_ids(model: type[models.Model], count: int) -> list[int]:
@@ -40,7 +48,7 @@ def insert(
         copy(model, ["id", *fields], ((pk, *row) for pk, row in zip(ids, rows, strict=True)))
         return ids
     objects = [model(**dict(zip(fields, row, strict=True))) for row in rows]
-    model.objects.bulk_create(objects, batch_size=2000)
+    model._default_manager.bulk_create(objects, batch_size=2000)
     return [obj.pk for obj in objects]
 
 
@@ -62,8 +70,8 @@ def copy(model: type[models.Model], fields: Sequence[str], rows: Iterable[tuple[
     for row in rows:
         batch.append(model(**dict(zip(fields, row, strict=True))))
         if len(batch) == 5000:
-            model.objects.bulk_create(batch)
+            model._default_manager.bulk_create(batch)
             count += len(batch)
             batch = []
-    model.objects.bulk_create(batch)
+    model._default_manager.bulk_create(batch)
     return count + len(batch)

@@ -10,7 +10,7 @@ interviewers, questions and scorecards, not with the number of rows.
 
 import csv
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -76,7 +76,7 @@ def _decoded(raw: Iterator[bytes], path: str) -> Iterator[str]:
             raise ImportFailed([f"{path}:{number}: not valid UTF-8 ({byte})"]) from None
 
 
-def _open(path: str) -> Iterator[tuple[int, list[str]]]:
+def _open(path: str) -> Generator[tuple[int, list[str]], None, None]:
     """Yield (line number, fields) from the CSV file, decoding it as UTF-8."""
     with Path(path).open("rb") as raw:
         reader = csv.reader(_decoded(raw, path))

@@ -7,6 +7,7 @@ columns, for the statistics.
 
 import datetime
 import weakref
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -74,7 +75,7 @@ def watermarks(role: Role) -> Watermarks:
     return marks
 
 
-def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _total(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Add up per-level watermark rows; decisions are per loop and loops have one level."""
     return {
         "n": sum(r["n"] for r in rows),
@@ -85,7 +86,7 @@ def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _watermark_rows(role: Role, level: Level | None) -> list[dict[str, Any]]:
+def _watermark_rows(role: Role, level: Level | None) -> Sequence[Mapping[str, Any]]:
     """Return per level with ratings in scope: their count and highest id, the latest
     scorecard change and decision, and the number of distinct decision times."""
     if connection.vendor == "postgresql":
@@ -118,7 +119,7 @@ EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _POSTGRES_EPOCH_MICROSECONDS = 946_684_800_000_000
 
 
-def _mark(row: dict[str, Any]) -> str:
+def _mark(row: Mapping[str, Any]) -> str:
     parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
     return "|".join(_text(part) for part in parts)
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 from django.db.models import Count, Prefetch, QuerySet, Subquery
 from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
 
 from kit.models import Level, Role, RubricItem
-from kit.permissions import is_lead
+from kit.permissions import Viewer, is_lead
 from scoring.calibration import stats
 from scoring.models import (
     CalibrationExercise,
@@ -22,9 +22,6 @@ from scoring.models import (
     ExerciseRating,
     ReferenceAnswer,
 )
-
-User = AbstractBaseUser | AnonymousUser
-
 
 # --- calibration ----------------------------------------------------------------------------
 
@@ -129,7 +126,7 @@ def for_dashboard(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "questions": rows, "candidates": candidates}
 
 
-def result_visible_to(*, user: User, result: dict[str, Any]) -> dict[str, Any]:
+def result_visible_to(*, user: Viewer, result: dict[str, Any]) -> dict[str, Any]:
     """Return what of a snapshot the user may see: all for leads, their own row for others."""
     if is_lead(user):
         return result
@@ -156,7 +153,7 @@ def exercises_for(*, user: User) -> QuerySet[CalibrationExercise]:
     ).annotate(n_answers=Count("answers", distinct=True))
     if is_lead(user):
         return exercises
-    return exercises.filter(participants=user)  # type: ignore[misc]
+    return exercises.filter(participants=user)
 
 
 def exercise_get(*, user: User, pk: int) -> CalibrationExercise:
@@ -175,7 +172,7 @@ def own_exercise_ratings(*, user: User, exercise: CalibrationExercise) -> dict[i
     """Return the user's scores in the exercise by answer id (no one else's: scoring is blind)."""
     scores = ExerciseRating.objects.filter(
         answer__exercise=exercise,
-        interviewer=user,  # type: ignore[misc]
+        interviewer=user,
     ).prefetch_related("checked")
     return {score.answer_id: score for score in scores}
 
@@ -227,10 +224,11 @@ def exercise_report(*, exercise: CalibrationExercise) -> ExerciseReport:
     by_answer: dict[int, list[ExerciseRating]] = {a.pk: [] for a in answers}
     for score in scores:
         by_answer[score.answer_id].append(score)
-    medians = {
-        pk: float(np.median([s.rating for s in group])) if group else None
-        for pk, group in by_answer.items()
+    # The answers someone scored have a panel median; the others, None.
+    scored = {
+        pk: float(np.median([s.rating for s in group])) for pk, group in by_answer.items() if group
     }
+    medians = {pk: scored.get(pk) for pk in by_answer}
     key = {a.pk: a for a in answers}
     answer_rows = [
         AnswerRow(
@@ -253,7 +251,7 @@ def exercise_report(*, exercise: CalibrationExercise) -> ExerciseReport:
             for item in key[score.answer_id].key_checked.all():
                 if item.pk not in ticked:
                     missed[item.text] = missed.get(item.text, 0) + 1
-        gaps_median = [s.rating - medians[s.answer_id] for s in mine]
+        gaps_median = [s.rating - scored[s.answer_id] for s in mine]
         gaps_key = [s.rating - key[s.answer_id].key_rating for s in mine]
         rows.append(
             ParticipantRow(

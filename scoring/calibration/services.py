@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import numpy as np
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, User
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 # --- calibration ----------------------------------------------------------------------------
 
 
-def calibration_request(*, role: Role, by: AbstractBaseUser | None = None) -> CalibrationJob:
+def calibration_request(*, role: Role, by: User | None = None) -> CalibrationJob:
     """Ask for a recalculation of the role, collapsing bursts into one run.
 
     1. If a job for the role is already queued (not yet started), it will read
@@ -99,7 +99,9 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
         levels = list(Level.objects.filter(pk__in=[pk for pk in marks if pk]).order_by("rank"))
         scopes: list[Level | None] = [None, *levels]
         # Read the role's ratings once, and only if some scope has new inputs.
-        fresh = any(calibration_jobs.stored(job.role, s, marks[s and s.pk]) is None for s in scopes)
+        fresh = any(
+            calibration_jobs.stored(job.role, s, marks[s.pk if s else None]) is None for s in scopes
+        )
         data = calibration_ratings.load_ratings(job.role) if fresh else None
         share = 90 // len(scopes)
         main = None
@@ -122,7 +124,7 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
                 level=level,
                 progress=scoped,
                 data=data,
-                mark=marks[level and level.pk],
+                mark=marks[level.pk if level else None],
                 same_as=main.result if whole and main is not None else None,
             )
             main = main or snapshot
@@ -147,8 +149,10 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
 
 def calibration_request_all() -> int:
     """Queue a recalculation for every role with submitted ratings (the nightly run)."""
-    roles = Role.objects.filter(loops__interviews__scorecards__status="submitted").distinct()
-    return sum(1 for role in roles if calibration_request(role=role))
+    roles = list(Role.objects.filter(loops__interviews__scorecards__status="submitted").distinct())
+    for role in roles:
+        calibration_request(role=role)
+    return len(roles)
 
 
 # A job claimed this many times without finishing crashes whoever runs it: stop.
@@ -190,7 +194,7 @@ def calibration_sweep(*, older_than_seconds: int = 60, stuck_after_seconds: int 
     return len(stranded)
 
 
-def calibration_run_now(*, role: Role, by: AbstractBaseUser | None = None) -> CalibrationJob:
+def calibration_run_now(*, role: Role, by: User | None = None) -> CalibrationJob:
     """Run a calibration of the role in this process (the `calibrate` command's path).
 
     The job row is created already running, so it neither waits for nor blocks
@@ -258,7 +262,7 @@ def exercise_create(
     question: Question,
     answers: Sequence[AnswerInput],
     participants: Sequence[User],
-    by: AbstractBaseUser,
+    by: User,
 ) -> CalibrationExercise:
     """Create an exercise on the question's current version, its answers keyed by the lead."""
     if not title.strip():
@@ -296,7 +300,7 @@ def exercise_create(
 def exercise_rate(
     *,
     answer: ReferenceAnswer,
-    by: AbstractBaseUser,
+    by: User,
     rating: int,
     checked: Sequence[int] = (),
 ) -> ExerciseRating:
@@ -328,7 +332,7 @@ def exercise_rate(
 def exercise_score(
     *,
     exercise: CalibrationExercise,
-    by: AbstractBaseUser,
+    by: User,
     scores: Sequence[tuple[int, int, Sequence[int]]],
 ) -> None:
     """Record a participant's scores, (answer id, rating, rubric ids) each: all or none."""
@@ -340,7 +344,7 @@ def exercise_score(
 
 
 @transaction.atomic
-def exercise_close(*, exercise: CalibrationExercise, by: AbstractBaseUser) -> CalibrationExercise:
+def exercise_close(*, exercise: CalibrationExercise, by: User) -> CalibrationExercise:
     # A conditional update: of two closes racing (a double click), one wins.
     closed = CalibrationExercise.objects.filter(
         pk=exercise.pk, status=CalibrationExercise.Status.OPEN

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
+from config.auth import signed_in
 from config.exceptions import ApplicationError
 from interviews.forms import interviewer_choices
 from kit import services as kit_services
@@ -43,7 +44,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
     if request.GET.get("job") and is_lead(request.user):
         job = CalibrationJob.objects.filter(pk=request.GET["job"]).first()
     charts = None
-    if result:
+    if result and role is not None:  # a result is a role's snapshot's
         result = selectors.for_dashboard(result)
         # The snapshot keeps usernames (its JSON contract); people read names.
         names = selectors.display_names(row["interviewer"] for row in result["interviewers"])
@@ -93,7 +94,7 @@ def calibration_run(request: HttpRequest) -> HttpResponse:
     if not is_lead(request.user):
         raise Http404
     role = get_object_or_404(Role, pk=request.POST.get("role") or 0)
-    job = services.calibration_request(role=role, by=request.user)
+    job = services.calibration_request(role=role, by=signed_in(request))
     query = urlencode({"role": role.pk, "level": request.POST.get("level", ""), "job": job.pk})
     return redirect(f"{reverse('scoring:calibration')}?{query}")
 
@@ -124,7 +125,7 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     role, level = _calibration_scope(request)
     section = request.GET.get("table", "interviewers")
     snapshot = selectors.latest_snapshot(role=role, level=level) if role else None
-    if snapshot is None or section not in EXPORT_COLUMNS:
+    if role is None or snapshot is None or section not in EXPORT_COLUMNS:
         raise Http404
     columns = EXPORT_COLUMNS[section]
     response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -135,7 +136,7 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     for row in snapshot.result.get(section, []):
         writer.writerow([_csv_value(row, column) for column in columns])
     kit_services.audit_event_record(
-        actor=request.user,
+        actor=signed_in(request),
         action="calibration.exported",
         target=f"{role} {level or 'all levels'}",
         table=section,
@@ -148,7 +149,7 @@ def _csv_value(row: dict[str, Any], column: str) -> object:
     field, part = EXPORT_PARTS.get(column, (column, None))
     value = row.get(field)
     if part is not None and value is not None:
-        value = value[part]  # type: ignore[index]
+        value = value[part]
     return "" if value is None else value
 
 
@@ -157,7 +158,7 @@ def _csv_value(row: dict[str, Any], column: str) -> object:
 
 @login_required
 def exercise_list(request: HttpRequest) -> HttpResponse:
-    exercises = selectors.exercises_for(user=request.user)
+    exercises = selectors.exercises_for(user=signed_in(request))
     return render(
         request,
         "scoring/exercise_list.html",
@@ -190,13 +191,13 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
                 )
                 for n in range(1, count + 1)
             ]
-            chosen = {str(u.pk) for u in people} & set(request.POST.getlist("participants"))
+            invited = {str(u.pk) for u in people} & set(request.POST.getlist("participants"))
             exercise = services.exercise_create(
                 title=request.POST.get("title", ""),
                 question=question,
                 answers=answers,
-                participants=[u for u in people if str(u.pk) in chosen],
-                by=request.user,
+                participants=[u for u in people if str(u.pk) in invited],
+                by=signed_in(request),
             )
             messages.success(
                 request, "Exercise created; the invited interviewers can score it now."
@@ -206,8 +207,9 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
             messages.error(request, "A key rating or rubric item is not a number.")
         except ApplicationError as exc:
             messages.error(request, exc.message)
-    rubric = list(question.current.rubric.all()) if question else []
-    scale = range(1, question.current.scale_max + 1) if question else range(0)
+    current = question.current if question else None
+    rubric = list(current.rubric.all()) if current else []
+    scale = range(1, current.scale_max + 1) if current else range(0)
     return render(
         request,
         "scoring/exercise_new.html",
@@ -226,12 +228,13 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def exercise_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """Participants score each answer blind; the lead reads the report."""
-    exercise = selectors.exercise_get(user=request.user, pk=pk)
-    participant = any(u.pk == request.user.pk for u in exercise.participants.all())
+    user = signed_in(request)
+    exercise = selectors.exercise_get(user=user, pk=pk)
+    participant = any(u.pk == user.pk for u in exercise.participants.all())
     if request.method == "POST":
-        if request.POST.get("action") == "close" and is_lead(request.user):
+        if request.POST.get("action") == "close" and is_lead(user):
             try:
-                services.exercise_close(exercise=exercise, by=request.user)
+                services.exercise_close(exercise=exercise, by=user)
                 messages.success(request, "Exercise closed.")
             except ApplicationError as exc:
                 messages.error(request, exc.message)
@@ -248,15 +251,15 @@ def exercise_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 for answer in exercise.answers.all()
                 if request.POST.get(f"a{answer.pk}-rating")
             ]
-            services.exercise_score(exercise=exercise, by=request.user, scores=scores)
+            services.exercise_score(exercise=exercise, by=user, scores=scores)
             messages.success(request, "Scores saved.")
             return redirect("scoring:exercise", exercise.pk)
         except ValueError:
             messages.error(request, "A rating or rubric item is not a number.")
         except ApplicationError as exc:
             messages.error(request, exc.message)
-    report = selectors.exercise_report(exercise=exercise) if is_lead(request.user) else None
-    mine = selectors.own_exercise_ratings(user=request.user, exercise=exercise)
+    report = selectors.exercise_report(exercise=exercise) if is_lead(user) else None
+    mine = selectors.own_exercise_ratings(user=user, exercise=exercise)
     return render(
         request,
         "scoring/exercise.html",

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.auth import signed_in
 from config.openapi import error
 from interviews.models import Candidate
 from kit.permissions import is_recruiter
@@ -23,7 +24,7 @@ class CandidateExportView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, pk: int) -> Response:
         candidate = _candidate_for_recruiter(request, pk)
-        return Response(services.candidate_export(candidate=candidate, by=request.user))
+        return Response(services.candidate_export(candidate=candidate, by=signed_in(request)))
 
 
 class CandidateEraseView(APIView):
@@ -37,7 +38,7 @@ class CandidateEraseView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         candidate = services.candidate_erase(
-            candidate=_candidate_for_recruiter(request, pk), by=request.user
+            candidate=_candidate_for_recruiter(request, pk), by=signed_in(request)
         )
         return Response(
             {"id": candidate.pk, "name": candidate.name, "erased_at": candidate.erased_at}

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -13,7 +13,7 @@ from scoring.models import Amendment, QuestionRating, Scorecard
 from scoring.rights import selectors
 
 
-def candidate_export(*, candidate: Candidate, by: AbstractBaseUser) -> dict[str, Any]:
+def candidate_export(*, candidate: Candidate, by: User) -> dict[str, Any]:
     """Return everything held about the candidate; the export is audited."""
     record = selectors.candidate_record(candidate=candidate)
     audit(actor=by, action="candidate.exported", target=f"candidate {candidate.pk}")
@@ -21,7 +21,7 @@ def candidate_export(*, candidate: Candidate, by: AbstractBaseUser) -> dict[str,
 
 
 @transaction.atomic
-def candidate_erase(*, candidate: Candidate, by: AbstractBaseUser) -> Candidate:
+def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
     """Erase a candidate's personal data and every free text written about them.
 
     Ratings, recommendations, rubric ticks and decisions stay, attached to an

@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
+from config.auth import signed_in
 from config.exceptions import ApplicationError
 from interviews.models import Candidate
 from kit.permissions import is_recruiter
@@ -17,7 +18,7 @@ def candidate_export(request: HttpRequest, pk: int) -> HttpResponse:
     if not is_recruiter(request.user):
         raise Http404
     candidate = get_object_or_404(Candidate, pk=pk)
-    record = services.candidate_export(candidate=candidate, by=request.user)
+    record = services.candidate_export(candidate=candidate, by=signed_in(request))
     response = JsonResponse(record, json_dumps_params={"indent": 2, "ensure_ascii": False})
     response["Content-Disposition"] = f'attachment; filename="candidate-{candidate.pk}.json"'
     return response
@@ -33,7 +34,7 @@ def candidate_erase(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "Type erase to confirm.")
     else:
         try:
-            services.candidate_erase(candidate=candidate, by=request.user)
+            services.candidate_erase(candidate=candidate, by=signed_in(request))
             messages.success(request, "Personal data erased; the ratings stay, anonymous.")
         except ApplicationError as exc:
             messages.error(request, exc.message)

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.auth import signed_in
 from config.openapi import error
 from interviews.api import IdFilter
 from interviews.models import Interview
@@ -71,6 +72,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     def list(self, request: Request) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        assert page is not None  # every list is paginated (REST_FRAMEWORK settings)
         return self.get_paginated_response(selectors.scorecard_documents(page))
 
     def retrieve(self, request: Request, pk: str) -> Response:
@@ -94,7 +96,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         serializer = ScorecardStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         interview = Interview(pk=serializer.validated_data["interview"])  # 404 unless on its panel
-        card = services.scorecard_start(interview=interview, by=request.user)
+        card = services.scorecard_start(interview=interview, by=signed_in(request))
         return Response(selectors.scorecard_document(card), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -110,7 +112,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         data = serializer.validated_data
         card = services.scorecard_save_draft(
             scorecard=self._ref(pk),
-            by=request.user,
+            by=signed_in(request),
             recommendation=data["recommendation"],
             summary=data["summary"],
             ratings=_ratings(data),
@@ -128,7 +130,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
         """Submit your complete draft. A second submission answers 409."""
-        card = services.scorecard_submit(scorecard=self._ref(pk), by=request.user)
+        card = services.scorecard_submit(scorecard=self._ref(pk), by=signed_in(request))
         return Response(selectors.scorecard_document(card))
 
     @extend_schema(request=AmendInputSerializer, responses={201: AmendmentSerializer})
@@ -141,7 +143,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         data = serializer.validated_data
         amendment = services.scorecard_amend(
             scorecard=card,
-            by=request.user,
+            by=signed_in(request),
             reason=data["reason"],
             recommendation=data["recommendation"],
             summary=data["summary"],
@@ -175,5 +177,5 @@ class DecisionView(APIView):
             raise PermissionDenied("Only recruiters record decisions.")
         serializer = DecisionInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        loop = services.loop_decide(loop=loop, by=request.user, **serializer.validated_data)
+        loop = services.loop_decide(loop=loop, by=signed_in(request), **serializer.validated_data)
         return Response(selectors.debrief_document(user=request.user, pk=loop.pk))

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -17,7 +17,7 @@ from django.utils import timezone
 from config import sql
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, RubricItem
-from kit.permissions import is_recruiter
+from kit.permissions import Viewer, is_recruiter
 from scoring import visibility
 from scoring.models import (
     Amendment,
@@ -25,9 +25,6 @@ from scoring.models import (
     Scorecard,
 )
 from scoring.scorecards import queries
-
-User = AbstractBaseUser | AnonymousUser
-
 
 PANEL_USERS = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
 
@@ -50,7 +47,7 @@ def _with_ratings(scorecards: QuerySet[Scorecard]) -> QuerySet[Scorecard]:
 
 
 def scorecards_visible_to(
-    *, user: User, loop: Loop, blind: bool | None = None
+    *, user: Viewer, loop: Loop, blind: bool | None = None
 ) -> QuerySet[Scorecard]:
     """Return the loop's scorecards the user may read (scoring.visibility decides)."""
     if blind is None:
@@ -59,16 +56,16 @@ def scorecards_visible_to(
     return _with_ratings(Scorecard.objects.filter(readable, interview__loop=loop))
 
 
-def own_scorecards(*, user: User) -> QuerySet[Scorecard]:
+def own_scorecards(*, user: Viewer) -> QuerySet[Scorecard]:
     return _with_ratings(Scorecard.objects.filter(interviewer=user))  # type: ignore[misc]
 
 
-def scorecards_for_api(*, user: User) -> QuerySet[Scorecard]:
+def scorecards_for_api(*, user: Viewer) -> QuerySet[Scorecard]:
     """Return every scorecard the user may read across loops, for the API (rows alone)."""
     return Scorecard.objects.filter(visibility.readable_anywhere(user=user))
 
 
-def own_scorecard_get(*, user: User, pk: int) -> Scorecard:
+def own_scorecard_get(*, user: Viewer, pk: int) -> Scorecard:
     """Return the user's own scorecard; anyone else's is a 404."""
     return get_object_or_404(own_scorecards(user=user), pk=pk)
 
@@ -98,7 +95,7 @@ def scorecard_for_page(*, user: User, interview: Interview) -> Scorecard:
     Opening the page starts nothing: the first save creates the draft, so an
     interview only looked at still reads "Not started" on My interviews.
     """
-    seat = Panelist.objects.filter(interview=interview, user=user)  # type: ignore[misc]
+    seat = Panelist.objects.filter(interview=interview, user=user)
     shadow = seat.values_list("is_shadow", flat=True).first()
     if shadow is None:
         raise Http404("You are not on this interview's panel.")
@@ -195,7 +192,7 @@ class Debrief:
         return bool(self.unstaffed or self.outstanding)
 
 
-def loop_for_debrief(*, user: User, pk: int) -> Loop:
+def loop_for_debrief(*, user: Viewer, pk: int) -> Loop:
     """Return a loop the user may debrief: recruiters, and interviewers on it; else 404."""
     loops = Loop.objects.select_related("candidate", "role", "level", "decided_by")
     if not is_recruiter(user):
@@ -205,7 +202,7 @@ def loop_for_debrief(*, user: User, pk: int) -> Loop:
     return get_object_or_404(loops, pk=pk)
 
 
-def debrief(*, user: User, loop: Loop) -> Debrief:
+def debrief(*, user: Viewer, loop: Loop) -> Debrief:
     """Return the grid of interviewers by questions that the user may see."""
     interviews = list(
         loop.interviews.prefetch_related(
@@ -345,7 +342,7 @@ def scorecard_document(card: Scorecard) -> dict[str, Any]:
     return scorecard_documents([card])[0]
 
 
-def debrief_document(*, user: User, pk: int) -> dict[str, Any]:
+def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
     """Return loop `pk`'s debrief as the API shows it: the loop, whether the caller is
     still blind, the scorecards they may read and the seats still pending. A 404
     unless the caller is a recruiter or on the loop's panel (as loop_for_debrief).

@@ -1,6 +1,9 @@
+from __future__ import annotations
+
 from rest_framework import serializers
 
 from interviews.models import Loop
+from kit.models import FollowUp, RubricItem
 from scoring.models import Amendment, QuestionRating, Scorecard
 
 
@@ -8,8 +11,12 @@ class RatingSerializer(serializers.ModelSerializer):
     question = serializers.IntegerField(source="item.question_id")
     title = serializers.CharField(source="item.question.title")
     version = serializers.IntegerField(source="version.number")
-    checked = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
-    follow_ups_asked = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    checked: serializers.PrimaryKeyRelatedField[RubricItem] = serializers.PrimaryKeyRelatedField(
+        many=True, read_only=True
+    )
+    follow_ups_asked: serializers.PrimaryKeyRelatedField[FollowUp] = (
+        serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    )
 
     class Meta:
         model = QuestionRating

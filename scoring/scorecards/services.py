@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Count, Q
@@ -44,7 +44,7 @@ class RatingInput:
 # --- scorecards -------------------------------------------------------------------------
 
 
-def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
+def scorecard_start(*, interview: Interview, by: User) -> Scorecard:
     """Return the interviewer's scorecard for the interview, creating the draft on first use.
 
     `interview` may be a bare reference (``Interview(pk=...)``): the seat query
@@ -63,11 +63,11 @@ def scorecard_start(*, interview: Interview, by: AbstractBaseUser) -> Scorecard:
     else:
         scorecard = _draft_create(interview_id=interview.pk, by=by, is_shadow=is_shadow)
     # The caller's own objects: reading the card's loop and author then costs no query.
-    scorecard.interview, scorecard.interviewer = interview, by  # type: ignore[assignment]
+    scorecard.interview, scorecard.interviewer = interview, by
     return scorecard
 
 
-def _draft_create(*, interview_id: int, by: AbstractBaseUser, is_shadow: bool) -> Scorecard:
+def _draft_create(*, interview_id: int, by: User, is_shadow: bool) -> Scorecard:
     now = timezone.now()
     created = queries.draft_insert(
         interview_id=interview_id, user_id=by.pk, is_shadow=is_shadow, now=now
@@ -189,7 +189,7 @@ def _write_ratings(
     queries.ticks_insert(checked=links["checked"], follow_ups_asked=links["follow_ups_asked"])
 
 
-def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
+def _locked(scorecard: Scorecard, by: User) -> Scorecard:
     """Return the author's scorecard read under a row lock, with its interview's loop
     (id, status and role); anyone else's is a 404, so ids leak nothing.
 
@@ -206,7 +206,7 @@ def _locked(scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
     loop.role = sql.loaded(Role, id=role_id)
     scorecard.interview = sql.loaded(Interview, id=scorecard.interview_id, loop_id=loop_id)
     scorecard.interview.loop = loop
-    scorecard.interviewer = by  # type: ignore[assignment]  # filtered on: no join for it
+    scorecard.interviewer = by  # filtered on: no join for it
     return scorecard
 
 
@@ -226,7 +226,7 @@ def _check_recommendation(recommendation: str) -> None:
 def scorecard_save_draft(
     *,
     scorecard: Scorecard,
-    by: AbstractBaseUser,
+    by: User,
     recommendation: str = "",
     summary: str = "",
     ratings: Sequence[RatingInput] = (),
@@ -270,7 +270,7 @@ def _check_complete(scorecard: Scorecard) -> None:
 
 
 @transaction.atomic
-def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard:
+def scorecard_submit(*, scorecard: Scorecard, by: User) -> Scorecard:
     """Submit a complete draft; a second submission is refused with a 409.
 
     The row lock serialises concurrent submits on PostgreSQL, and the
@@ -297,7 +297,7 @@ def scorecard_submit(*, scorecard: Scorecard, by: AbstractBaseUser) -> Scorecard
 def scorecard_amend(
     *,
     scorecard: Scorecard,
-    by: AbstractBaseUser,
+    by: User,
     reason: str,
     recommendation: str,
     summary: str,
@@ -351,7 +351,7 @@ def _loop_maybe_debrief(loop: Loop) -> None:
 
 
 @transaction.atomic
-def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: str) -> Loop:
+def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     loop = Loop.objects.select_for_update().get(pk=loop.pk)
     if loop.status == Loop.Status.DECIDED:
         raise Conflict(
@@ -365,7 +365,7 @@ def loop_decide(*, loop: Loop, by: AbstractBaseUser, decision: str, rationale: s
     _check_feedback_for(decision, loop)
     loop.decision = decision
     loop.decision_rationale = rationale.strip()
-    loop.decided_by = by  # type: ignore[assignment]
+    loop.decided_by = by
     loop.decided_at = timezone.now()
     loop.status = Loop.Status.DECIDED
     loop.save()

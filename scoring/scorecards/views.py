@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
+from config.auth import signed_in
 from config.exceptions import ApplicationError
 from interviews.models import Loop
 from interviews.selectors import interview_get
@@ -68,18 +69,18 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
     # A 404 for a recruiter looking at an interview they are not on.
     if request.method != "POST":
         return _card_page(
-            request, selectors.scorecard_for_page(user=request.user, interview=interview)
+            request, selectors.scorecard_for_page(user=signed_in(request), interview=interview)
         )
     autosave = request.headers.get("X-Autosave") == "1"
     try:
         with transaction.atomic():  # a refused first save leaves no empty draft behind
-            card = services.scorecard_start(interview=interview, by=request.user)
+            card = services.scorecard_start(interview=interview, by=signed_in(request))
             card = selectors.own_scorecard_get(user=request.user, pk=card.pk)
             if not card.is_submitted:
                 recommendation, summary, ratings = _posted(request, card)
                 services.scorecard_save_draft(
                     scorecard=card,
-                    by=request.user,
+                    by=signed_in(request),
                     recommendation=recommendation,
                     summary=summary,
                     ratings=ratings,
@@ -88,7 +89,7 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
         if autosave:
             return JsonResponse({"error": exc.message}, status=exc.status_code)
         messages.error(request, exc.message)
-        card = selectors.scorecard_for_page(user=request.user, interview=interview)
+        card = selectors.scorecard_for_page(user=signed_in(request), interview=interview)
         return _card_page(request, card)
     if card.is_submitted:
         if autosave:
@@ -99,7 +100,7 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
         return JsonResponse({"saved_at": timezone.localtime().strftime("%H:%M:%S")})
     if request.POST.get("action") == "submit":
         try:
-            services.scorecard_submit(scorecard=card, by=request.user)
+            services.scorecard_submit(scorecard=card, by=signed_in(request))
         except ApplicationError as exc:  # the draft is saved; say what is missing
             messages.error(request, exc.message)
             return _card_page(request, selectors.own_scorecard_get(user=request.user, pk=card.pk))
@@ -118,7 +119,7 @@ def debrief(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             services.loop_decide(
                 loop=loop,
-                by=request.user,
+                by=signed_in(request),
                 decision=request.POST.get("decision", ""),
                 rationale=request.POST.get("rationale", ""),
             )
@@ -149,7 +150,7 @@ def amend(request: HttpRequest, pk: int) -> HttpResponse:
             recommendation, summary, ratings = _posted(request, card)
             services.scorecard_amend(
                 scorecard=card,
-                by=request.user,
+                by=signed_in(request),
                 reason=request.POST.get("reason", ""),
                 recommendation=recommendation,
                 summary=summary,

@@ -94,7 +94,7 @@ def entities_create(
     )
     questions.update((key, drafts[title]) for key, title in new.items())
     kit_services.question_versions_mark_used(
-        version_ids=[questions[key].current_id for key in titles]
+        version_ids=[v for key in titles if (v := questions[key].current_id) is not None]
     )
     return Entities(users, people, questions, len(missing), len(fresh), len(new))
 

@@ -103,7 +103,7 @@ def _categories(values: FloatArray) -> tuple[FloatArray, IntArray]:
     return categories, np.searchsorted(categories, values).astype(np.int64)
 
 
-def _safe_div(num: FloatArray, den: npt.ArrayLike) -> FloatArray:
+def _safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     den_a = np.asarray(den, dtype=np.float64)
     out = np.full(np.broadcast(num, den_a).shape, np.nan)
     np.divide(num, den_a, out=out, where=den_a != 0)

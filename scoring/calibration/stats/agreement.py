@@ -220,7 +220,7 @@ def _bootstrap_interval(
     s2 = np.bincount(p.unit, v * v, minlength=p.n_units)
     m = p.m.astype(np.float64)
     ss_u = s2 - s1 * s1 / m
-    per_unit = np.column_stack([m, s1, s2, m * ss_u / (m - 1)])
+    per_unit: FloatArray = np.column_stack([m, s1, s2, m * ss_u / (m - 1)])
 
     rng = np.random.default_rng(seed)
     n_units = p.n_units

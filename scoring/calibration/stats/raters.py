@@ -155,7 +155,7 @@ def panel_components(
     )
     n_comp, labels = connected_components(graph, directed=False)
     if candidate.size == 0:
-        return labels[:n_candidates], labels[n_candidates:], -1
+        return labels[:n_candidates].astype(np.int64), labels[n_candidates:].astype(np.int64), -1
     per_comp = np.bincount(labels[candidate], minlength=n_comp)
     return (
         labels[:n_candidates].astype(np.int64),
@@ -326,7 +326,9 @@ def _row_quadratic_form(
 def _row_dot(rows: sparse.csr_matrix, dense: FloatArray) -> FloatArray:
     """Return, per row, the sum of the sparse row times the dense row."""
     which = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
-    return np.bincount(which, rows.data * dense[which, rows.indices], minlength=rows.shape[0])
+    sums = np.bincount(which, rows.data * dense[which, rows.indices], minlength=rows.shape[0])
+    # Weighted counts are float64 already (numpy's stubs say intp): no copy is made.
+    return sums.astype(np.float64, copy=False)
 
 
 # --------------------------------------------------------------------------

@@ -124,7 +124,8 @@ class Command(BaseCommand):
                 rationale="Decided in the debrief from the panel's evidence.",
             )
             # Decided in the debrief two days after the last interview (or just now).
-            last = max(i.scheduled_end for i in loop.interviews.all())
+            ends = [i.scheduled_end for i in loop.interviews.all()]
+            last = max(end for end in ends if end is not None)  # _scheduled_loop sets them all
             decided = min(last + timedelta(days=2), timezone.now())
             Loop.objects.filter(pk=loop.pk).update(decided_at=decided)
 
