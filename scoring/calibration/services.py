@@ -13,12 +13,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config import sql
 from config.exceptions import ApplicationError, Conflict
 from kit import services as kit_services
 from kit.models import Level, Question, QuestionVersion, Role
 from kit.services import audit_event_record as audit
-from scoring.calibration import history
+from scoring.calibration import history, queries
 from scoring.calibration import jobs as calibration_jobs
 from scoring.calibration import ratings as calibration_ratings
 from scoring.calibration.jobs import Progress
@@ -40,14 +39,10 @@ def calibration_request(*, role: Role, by: User | None = None) -> CalibrationJob
        task after the transaction commits, delayed a few seconds so a burst of
        submissions lands in the same run.
     """
-    # Plain SQL: this runs on every submission.
-    queued = sql.row(
-        f"SELECT {sql.columns(CalibrationJob, 'j')} FROM scoring_calibrationjob j"
-        " WHERE j.role_id = %s AND j.status = %s",
-        [role.pk, CalibrationJob.Status.QUEUED],
-    )
+    # Compiled once (calibration/queries.py): this runs on every submission.
+    queued = queries.queued_job(role.pk)
     if queued is not None:
-        return sql.from_row(CalibrationJob, queued)
+        return queued
     try:
         with transaction.atomic():
             job = CalibrationJob.objects.create(role=role, requested_by=by)
