@@ -10,6 +10,7 @@ SQLite and PostgreSQL both read, and each sits next to the code that needs it.
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cached_property
 from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
@@ -134,7 +135,7 @@ class Names:
     def __init__(self, model: type[Model]) -> None:
         self._model = model
 
-    @property
+    @cached_property
     def table(self) -> str:
         return connection.ops.quote_name(self._model._meta.db_table)
 
@@ -144,4 +145,6 @@ class Names:
         column = getattr(self._model._meta.get_field(name), "column", None)
         if column is None:
             raise AttributeError(f"{self._model.__name__}.{name} has no column.")
-        return connection.ops.quote_name(column)
+        # Kept on the instance: the hot path formats these names on every request.
+        quoted = self.__dict__[name] = connection.ops.quote_name(column)
+        return quoted
