@@ -49,7 +49,7 @@ VERSION = Names(QuestionVersion)
 def seat_with_card(*, interview_id: int, user_id: int) -> Row | None:
     """Return the user's seat on the interview as (is_shadow, loop id, loop status, then
     every column of their card there, all None before they start one); None if they
-    hold no seat. An interviewer's seat comes before a shadow's."""
+    hold no seat (a user holds at most one seat an interview)."""
     return sql.row(
         f"""
         SELECT p.{SEAT.is_shadow}, l.{LOOP.id}, l.{LOOP.status}, {sql.columns(Scorecard, "s")}

@@ -235,7 +235,12 @@ def debrief(*, user: Viewer, loop: Loop) -> Debrief:
     pending = [
         seat for i in interviews for seat in i.panel.all() if (i.pk, seat.user_id) not in submitted
     ]
-    owed = any(seat.user_id == getattr(user, "pk", None) for seat in pending)
+    decided = loop.status == Loop.Status.DECIDED
+    owed = any(
+        visibility.owes(shadow=seat.is_shadow, done=False, decided=decided)
+        for seat in pending
+        if seat.user_id == user.pk
+    )
     unstaffed = [i for i in interviews if all(seat.is_shadow for seat in i.panel.all())]
     return Debrief(
         loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending,
