@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from config.auth import signed_in
+from core.auth import signed_in
 
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
 

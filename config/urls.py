@@ -26,6 +26,7 @@ urlpatterns = [
     path("bank/", include("kit.urls")),
     path("", include("interviews.urls")),
     path("", include("scoring.urls")),
+    path("", include("core.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

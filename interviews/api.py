@@ -14,7 +14,8 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
-from config.auth import signed_in
+from core.auth import signed_in
+from core.permissions import is_recruiter
 from interviews import selectors, services
 from interviews.models import Candidate, Interview, Loop
 from interviews.serializers import (
@@ -30,7 +31,6 @@ from interviews.serializers import (
     ReorderInputSerializer,
     SwapInputSerializer,
 )
-from kit.permissions import is_recruiter
 
 
 class RecruiterWrites(BasePermission):

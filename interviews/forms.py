@@ -3,9 +3,9 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
+from core.permissions import INTERVIEWER
 from interviews.models import Candidate
 from kit.models import Level, Role
-from kit.permissions import INTERVIEWER
 
 
 class CandidateForm(forms.ModelForm):

@@ -9,10 +9,10 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from config.exceptions import ApplicationError
+from core.permissions import Viewer, is_recruiter
 from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_loop
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, LoopTemplate, Question, Role, RubricItem
-from kit.permissions import Viewer, is_recruiter
 from kit.selectors import asked_since, covers_level
 from scoring import visibility
 

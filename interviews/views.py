@@ -8,13 +8,13 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from config.auth import signed_in
 from config.exceptions import ApplicationError
+from core.auth import signed_in
+from core.permissions import is_lead, is_recruiter
 from interviews import markdown, selectors, services
 from interviews.forms import CandidateForm, LoopBuildForm, PanelForm, interviewer_choices
 from interviews.models import Candidate, InterviewQuestion
 from kit.models import Question, Role, RubricItem
-from kit.permissions import is_lead, is_recruiter
 
 
 def _recruiter(request: HttpRequest) -> None:

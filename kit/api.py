@@ -7,11 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
-from config.auth import signed_in
+from core.auth import signed_in
+from core.permissions import IsLeadOrReadOnly, IsPlannerOrReadOnly
 from kit import selectors, services
 from kit.filters import QuestionFilter
 from kit.models import Competency, Level, LoopTemplate, Question, Role
-from kit.permissions import IsLeadOrReadOnly, IsPlannerOrReadOnly
 from kit.serializers import (
     CompetencySerializer,
     LevelSerializer,

@@ -7,6 +7,8 @@ arguments so migrations can pass their historical models.
 
 from typing import Any
 
+from core.permissions import GROUPS
+
 LADDER = [
     ("L3", 3, "Engineer"),
     ("L4", 4, "Engineer II"),
@@ -14,7 +16,6 @@ LADDER = [
     ("L6", 6, "Staff Engineer"),
     ("L7", 7, "Principal Engineer"),
 ]
-GROUPS = ["Recruiters", "Calibration leads", "Interviewers"]
 
 
 def ensure_ladder(level_model: Any, group_model: Any) -> None:

@@ -1,6 +1,3 @@
-import csv
-import json
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -9,13 +6,13 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from config.auth import signed_in
 from config.exceptions import ApplicationError
+from core.auth import signed_in
+from core.permissions import is_lead
 from kit import selectors, services
 from kit.filters import QuestionFilter
 from kit.forms import QuestionForm, question_initial
 from kit.models import Question, RubricItem
-from kit.permissions import is_lead
 
 
 def _lead(request: HttpRequest) -> None:
@@ -133,34 +130,3 @@ def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 messages.success(request, "Saved.")
             return redirect("kit:question-detail", pk=question.pk)
     return render(request, "kit/question_form.html", {"form": form, "question": question})
-
-
-# --- audit log ------------------------------------------------------------------------------
-
-
-@login_required
-def audit_log(request: HttpRequest) -> HttpResponse:
-    """Sensitive actions, newest first (leads); `?format=csv` downloads them."""
-    if not is_lead(request.user):
-        raise Http404
-    events = selectors.audit_events(action=request.GET.get("action", ""))
-    if request.GET.get("format") == "csv":
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
-        writer = csv.writer(response)
-        writer.writerow(["at", "actor", "action", "target", "details"])
-        for event in events.iterator():
-            actor = event.actor.username if event.actor else ""
-            details = json.dumps(event.data, ensure_ascii=False)
-            writer.writerow([event.at.isoformat(), actor, event.action, event.target, details])
-        return response
-    page = Paginator(events, 100).get_page(request.GET.get("page"))
-    return render(
-        request,
-        "scoring/audit_log.html",
-        {
-            "page": page,
-            "actions": selectors.audit_actions(),
-            "action": request.GET.get("action", ""),
-        },
-    )

@@ -1,6 +1,5 @@
 from django.urls import path
 
-from kit import views as kit_views
 from scoring.calibration import views as calibration
 from scoring.rights import views as rights
 from scoring.scorecards import views as scorecards
@@ -14,7 +13,6 @@ urlpatterns = [
     path("calibration/run/", calibration.calibration_run, name="calibration-run"),
     path("calibration/export.csv", calibration.calibration_export, name="calibration-export"),
     path("calibration/exercises/", calibration.exercise_list, name="exercises"),
-    path("audit/", kit_views.audit_log, name="audit-log"),
     path("candidates/<int:pk>/export.json", rights.candidate_export, name="candidate-export"),
     path("candidates/<int:pk>/erase/", rights.candidate_erase, name="candidate-erase"),
     path("calibration/exercises/new/", calibration.exercise_new, name="exercise-new"),

@@ -43,8 +43,8 @@ from collections.abc import Callable, Sequence
 
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 
+from core.permissions import Viewer, is_recruiter
 from interviews.models import Loop, Panelist
-from kit.permissions import Viewer, is_recruiter
 from scoring.models import Scorecard
 
 SUBMITTED = Scorecard.Status.SUBMITTED

@@ -19,9 +19,9 @@ from django.db.migrations.executor import MigrationExecutor
 from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
+from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from kit.ladder import ensure_ladder
 from kit.models import Level
-from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 

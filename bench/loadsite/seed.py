@@ -26,11 +26,11 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from core.permissions import INTERVIEWER
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.ladder import ensure_ladder
 from kit.models import Level, Role
-from kit.permissions import INTERVIEWER
 from kit.services import loop_templates_import
 
 DATA = Path(settings.BASE_DIR) / "kit" / "data"

@@ -9,7 +9,7 @@ pins it against the ORM query on SQLite and PostgreSQL.
 
 from functools import cache
 
-from config import sql
+from core import sql
 from scoring.models import CalibrationJob
 
 

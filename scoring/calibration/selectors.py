@@ -12,8 +12,8 @@ from django.db.models import Count, Prefetch, QuerySet, Subquery
 from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
 
+from core.permissions import Viewer, is_lead
 from kit.models import Level, Role, RubricItem
-from kit.permissions import Viewer, is_lead
 from scoring.calibration import stats
 from scoring.models import (
     CalibrationExercise,

@@ -14,9 +14,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from config.exceptions import ApplicationError, Conflict
+from core.services import audit_event_record as audit
 from kit import services as kit_services
 from kit.models import Level, Question, QuestionVersion, Role
-from kit.services import audit_event_record as audit
 from scoring.calibration import history, queries
 from scoring.calibration import jobs as calibration_jobs
 from scoring.calibration import ratings as calibration_ratings

@@ -13,12 +13,12 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from config.auth import signed_in
 from config.exceptions import ApplicationError
+from core.auth import signed_in
+from core.permissions import is_lead
+from core.services import audit_event_record
 from interviews.forms import interviewer_choices
-from kit import services as kit_services
 from kit.models import Level, Question, Role
-from kit.permissions import is_lead
 from scoring.anchors import anchors
 from scoring.calibration import selectors, services
 from scoring.models import CalibrationJob
@@ -135,7 +135,7 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     writer.writerow(columns)
     for row in snapshot.result.get(section, []):
         writer.writerow([_csv_value(row, column) for column in columns])
-    kit_services.audit_event_record(
+    audit_event_record(
         actor=signed_in(request),
         action="calibration.exported",
         target=f"{role} {level or 'all levels'}",

@@ -9,10 +9,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.auth import signed_in
 from config.openapi import error
+from core.auth import signed_in
+from core.permissions import is_recruiter
 from interviews.models import Candidate
-from kit.permissions import is_recruiter
 from scoring.rights import services
 
 

@@ -7,8 +7,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.exceptions import Conflict
+from core.services import audit_event_record as audit
 from interviews.models import Candidate, Loop
-from kit.services import audit_event_record as audit
 from scoring.models import Amendment, QuestionRating, Scorecard
 from scoring.rights import selectors
 

@@ -6,10 +6,10 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
-from config.auth import signed_in
 from config.exceptions import ApplicationError
+from core.auth import signed_in
+from core.permissions import is_recruiter
 from interviews.models import Candidate
-from kit.permissions import is_recruiter
 from scoring.rights import services
 
 

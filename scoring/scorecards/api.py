@@ -10,11 +10,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.auth import signed_in
 from config.openapi import error
+from core.auth import signed_in
+from core.permissions import is_lead, is_recruiter
 from interviews.api import IdFilter
 from interviews.models import Interview
-from kit.permissions import is_lead, is_recruiter
 from scoring.models import Scorecard
 from scoring.scorecards import selectors, services
 from scoring.scorecards.serializers import (

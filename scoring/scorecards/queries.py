@@ -15,8 +15,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from config import sql
-from config.sql import Names
+from core import sql
+from core.sql import Names
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, Level, Question, QuestionVersion, Role, RubricItem
 from scoring import visibility

@@ -14,10 +14,10 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from config import sql
+from core import sql
+from core.permissions import Viewer, is_recruiter
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, RubricItem
-from kit.permissions import Viewer, is_recruiter
 from scoring import visibility
 from scoring.models import (
     Amendment,

@@ -14,11 +14,11 @@ from django.http import Http404
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from config import sql
 from config.exceptions import ApplicationError, Conflict
+from core import sql
+from core.services import audit_event_record as audit
 from interviews.models import Interview, Loop, Panelist
 from kit.models import Role
-from kit.services import audit_event_record as audit
 from scoring import visibility
 from scoring.calibration.services import calibration_request
 from scoring.models import (

@@ -6,12 +6,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
-from config.auth import signed_in
 from config.exceptions import ApplicationError
+from core.auth import signed_in
+from core.permissions import is_recruiter
 from interviews.models import Loop
 from interviews.selectors import interview_get
 from kit.models import RubricItem
-from kit.permissions import is_recruiter
 from scoring.anchors import anchors
 from scoring.models import Scorecard
 from scoring.scorecards import selectors, services

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from core.permissions import LEAD
 from kit.models import Role
-from kit.permissions import LEAD
 from scoring.calibration import services
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import make_user

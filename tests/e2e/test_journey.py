@@ -23,9 +23,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from interviews.models import Loop
 from kit.models import Role
-from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
 from tests.e2e.conftest import SCREENSHOTS, new_context, screenshot, sign_in

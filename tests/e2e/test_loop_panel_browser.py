@@ -2,8 +2,8 @@
 
 import pytest
 
+from core.permissions import RECRUITER
 from interviews import services
-from kit.permissions import RECRUITER
 from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
 from tests.interviews.helpers import make_world

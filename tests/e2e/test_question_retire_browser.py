@@ -2,8 +2,8 @@
 
 import pytest
 
+from core.permissions import LEAD
 from kit.models import Question
-from kit.permissions import LEAD
 from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
 from tests.factories import make_question

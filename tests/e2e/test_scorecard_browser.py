@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from kit.permissions import INTERVIEWER
+from core.permissions import INTERVIEWER
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.scoring.helpers import Built, Seat, build_loop, rubric, submitted

@@ -7,10 +7,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from core.permissions import INTERVIEWER
 from interviews import services
 from interviews.models import Candidate, Loop
 from kit.models import Level, LoopSlot, Question, Role
-from kit.permissions import INTERVIEWER
 from tests.conftest import make_user
 from tests.interviews.helpers import EMAIL, PHONE, snapshot
 

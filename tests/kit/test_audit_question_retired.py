@@ -10,7 +10,8 @@ from django.contrib.auth.models import Permission, User
 from django.core.management.base import CommandError
 from django.test import Client
 
-from kit.models import AuditEvent, Question
+from core.models import AuditEvent
+from kit.models import Question
 from kit.selectors import question_as_dict
 from tests.conftest import client_for, make_user
 from tests.factories import RoleFactory, make_question

@@ -8,8 +8,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from pytest_django import DjangoAssertNumQueries
 
+from core.models import AuditEvent
 from kit import services
-from kit.models import AuditEvent, Question
+from kit.models import Question
 from tests.factories import RoleFactory, make_question
 from tests.kit.bank import ROLE
 

@@ -5,8 +5,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.test import Client
 
+from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from kit.models import Question
-from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from tests.factories import make_question
 from tests.kit.bank import run, snapshot
 

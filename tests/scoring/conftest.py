@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
 
-from kit.permissions import INTERVIEWER
+from core.permissions import INTERVIEWER
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user

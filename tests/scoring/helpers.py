@@ -16,9 +16,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework import serializers
 
+from core.models import AuditEvent
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
-from kit.models import AuditEvent, FollowUp, Level, Role, RubricItem
+from kit.models import FollowUp, Level, Role, RubricItem
 from kit.services import SlotData, loop_template_save
 from scoring.models import Amendment, CalibrationJob, QuestionRating, Scorecard
 from scoring.scorecards import services

@@ -17,10 +17,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
 
+from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from kit.models import Competency, Level, LoopTemplate, Question, Role
-from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from scoring.calibration import services as scoring_services
 from scoring.models import CalibrationExercise, CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user

@@ -8,10 +8,10 @@ from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
+from core.permissions import INTERVIEWER
 from interviews.models import Candidate
 from kit import services as kit_services
 from kit.models import Question, Role
-from kit.permissions import INTERVIEWER
 from scoring.calibration import bulk
 
 Progress = Callable[[str, int], None]

@@ -11,11 +11,11 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
+from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from interviews import services as interview_services
 from interviews.models import Loop
 from kit.ladder import ensure_ladder
 from kit.models import Level, Question, Role
-from kit.permissions import INTERVIEWER, LEAD, RECRUITER
 from kit.services import loop_templates_import
 from scoring.models import Scorecard
 from scoring.scorecards import services

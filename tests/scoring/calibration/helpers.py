@@ -17,9 +17,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from core.permissions import INTERVIEWER
 from interviews.models import Candidate, Interview, Loop
 from kit.models import Question, Role
-from kit.permissions import INTERVIEWER
 from scoring.models import CalibrationJob, CalibrationSnapshot, QuestionRating, Scorecard
 from tests.conftest import make_user
 from tests.scoring.helpers import Seat, build_loop, draft, submitted

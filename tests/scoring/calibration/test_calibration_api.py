@@ -14,8 +14,8 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from core.permissions import INTERVIEWER
 from kit.models import Level, Role
-from kit.permissions import INTERVIEWER
 from scoring.calibration import services
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import client_for, make_user

@@ -12,8 +12,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from kit.models import AuditEvent, Level, Question, Role, RubricItem
-from kit.permissions import INTERVIEWER
+from core.models import AuditEvent
+from core.permissions import INTERVIEWER
+from kit.models import Level, Question, Role, RubricItem
 from scoring.calibration import services
 from scoring.calibration.views import EXPORT_COLUMNS
 from scoring.models import CalibrationJob

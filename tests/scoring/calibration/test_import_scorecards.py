@@ -15,10 +15,10 @@ from django.contrib.auth.models import User
 from django.core.management.base import CommandError
 from django.db import OperationalError, connection
 
+from core.permissions import INTERVIEWER
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit import services as kit_services
 from kit.models import Question, Role
-from kit.permissions import INTERVIEWER
 from scoring.calibration import bulk
 from scoring.models import QuestionRating, Scorecard
 from tests.factories import RoleFactory, make_question

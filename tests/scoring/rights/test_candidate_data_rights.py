@@ -1,7 +1,7 @@
 """A candidate's data: exported on request, erased on request, ratings kept anonymous."""
 
+from core.models import AuditEvent
 from interviews.models import Candidate, Loop
-from kit.models import AuditEvent
 from scoring.models import QuestionRating, Scorecard
 from scoring.rights import services as rights_services
 from scoring.scorecards import services

@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from core.models import AuditEvent
 from interviews.models import Interview, Loop, Panelist
-from kit.models import AuditEvent
 from tests.conftest import client_for
 from tests.scoring.helpers import Built, card_json, iso, state, submitted
 

@@ -26,7 +26,7 @@ function runs, and both leave the same rows. The world (`world`):
   submitted; Tara shadows and has no card. Rita decided it: a hire.
 
 Ids are compared where callers read ids; timestamps from SQLite come back naive and
-are read through config.sql as the callers read them (sql.aware, sql.from_row), and
+are read through core.sql as the callers read them (sql.aware, sql.from_row), and
 JSON columns come back as text and are decoded, as scoring/scorecards/selectors.py does.
 """
 
@@ -44,12 +44,12 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from config import sql
+from core import sql
+from core.permissions import INTERVIEWER
 from interviews import services as interview_services
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from kit import services as kit_services
 from kit.models import FollowUp, RubricItem
-from kit.permissions import INTERVIEWER
 from scoring import visibility
 from scoring.models import Amendment, QuestionRating, Scorecard
 from scoring.scorecards import queries, services

@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from config.exceptions import ApplicationError
+from core.models import AuditEvent
 from interviews.models import Interview
-from kit.models import AuditEvent
 from scoring.models import Amendment, QuestionRating, Scorecard
 from scoring.scorecards import selectors, services
 from tests.conftest import client_for

@@ -8,8 +8,8 @@ The question is rated 1-4 and has four rubric items, in order: two core points, 
 import pytest
 from django.contrib.auth.models import User
 
+from core.permissions import INTERVIEWER
 from kit.models import Question
-from kit.permissions import INTERVIEWER
 from tests.conftest import make_user
 from tests.factories import make_question
 

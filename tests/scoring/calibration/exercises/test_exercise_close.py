@@ -4,7 +4,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from config.exceptions import Conflict
-from kit.models import AuditEvent, Question
+from core.models import AuditEvent
+from kit.models import Question
 from scoring.calibration import services
 from scoring.models import CalibrationExercise
 from tests.scoring.calibration.exercises.helpers import create

@@ -4,8 +4,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from kit.models import AuditEvent, Question
-from kit.permissions import INTERVIEWER
+from core.models import AuditEvent
+from core.permissions import INTERVIEWER
+from kit.models import Question
 from scoring.calibration import services
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
 from tests.conftest import make_user

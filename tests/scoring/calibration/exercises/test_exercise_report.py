@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import User
 
+from core.permissions import INTERVIEWER
 from kit.models import Question
-from kit.permissions import INTERVIEWER
 from scoring.calibration import selectors, services, stats
 from scoring.models import CalibrationExercise
 from tests.conftest import make_user

@@ -3,7 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
-from kit.permissions import is_lead, is_recruiter
+from core.permissions import is_lead, is_recruiter
 
 
 def personas(request: HttpRequest) -> dict[str, Any]:

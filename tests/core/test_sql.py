@@ -1,4 +1,4 @@
-"""config/sql.py: the plain-SQL helpers of the scorecard hot path, on SQLite and PostgreSQL."""
+"""core/sql.py: the plain-SQL helpers of the scorecard hot path, on SQLite and PostgreSQL."""
 
 from datetime import UTC, datetime
 
@@ -9,7 +9,7 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from config import sql
+from core import sql
 from interviews.models import Loop
 
 

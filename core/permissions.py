@@ -5,9 +5,10 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from config import sql
-from kit.ladder import GROUPS
+from core import queries
 
+# The persona groups every installation starts with (kit's data migration makes them).
+GROUPS = ["Recruiters", "Calibration leads", "Interviewers"]
 RECRUITER, LEAD, INTERVIEWER = GROUPS
 PERSONAS = (RECRUITER, LEAD, INTERVIEWER)
 
@@ -17,15 +18,8 @@ def _groups(user: User | AnonymousUser) -> set[str]:
         return set()
     cached = getattr(user, "_persona_groups", None)
     if cached is None:
-        # Plain SQL: every API request that asks lands here (see config/sql.py).
-        cached = {
-            name
-            for (name,) in sql.rows(
-                "SELECT g.name FROM auth_group g"
-                " JOIN auth_user_groups ug ON ug.group_id = g.id WHERE ug.user_id = %s",
-                [user.pk],
-            )
-        }
+        # Once a request: every API request that asks lands here.
+        cached = queries.group_names(user.pk)
         user._persona_groups = cached  # type: ignore[attr-defined]  # a cache on the request's user
     return cached
 

@@ -7,8 +7,8 @@ import json
 from django.contrib.auth.models import User
 from django.test import Client
 
-from kit.models import AuditEvent
-from kit.permissions import INTERVIEWER, LEAD
+from core.models import AuditEvent
+from core.permissions import INTERVIEWER, LEAD
 from kit.selectors import question_as_dict
 from tests.conftest import client_for, make_user
 from tests.factories import RoleFactory, make_question

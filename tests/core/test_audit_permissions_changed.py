@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 
-from kit.models import AuditEvent
-from kit.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.models import AuditEvent
+from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from tests.conftest import make_user
 from tests.kit.admin_forms import change_form_data
 
@@ -113,7 +113,7 @@ def test_it_records_superuser_deactivation_and_own_permissions(
                 "is_active": "yes → no",
                 "is_superuser": "no → yes",
                 "groups": "Recruiters → none",
-                "user_permissions": "none → kit.change_question, kit.view_auditevent",
+                "user_permissions": "none → core.view_auditevent, kit.change_question",
             },
         )
     ]
@@ -299,7 +299,7 @@ def test_it_records_a_group_added_with_permissions_but_not_an_empty_one(
             "root",
             "permissions.changed",
             "group Auditors",
-            {"group": "Auditors", "permissions": "none → kit.view_auditevent"},
+            {"group": "Auditors", "permissions": "none → core.view_auditevent"},
         )
     ]
 
@@ -324,7 +324,7 @@ def test_it_records_a_group_deleted_with_its_members(
                 "group": "Calibration leads",
                 "name": "Calibration leads → deleted",
                 "members": "leo, rita → none",
-                "permissions": "kit.view_auditevent → none",
+                "permissions": "core.view_auditevent → none",
             },
         )
     ]
@@ -396,9 +396,9 @@ def test_the_admin_shows_audit_events_but_lets_nobody_add_change_or_delete_them(
     admin.post(user_url(interviewer), {**data, "is_staff": "on"})
     event = AuditEvent.objects.get()
 
-    listing = admin.get("/admin/kit/auditevent/")
-    added = admin.post("/admin/kit/auditevent/add/", {"action": "x", "target": "y"})
-    deleted = admin.post(f"/admin/kit/auditevent/{event.pk}/delete/", {"post": "yes"})
+    listing = admin.get("/admin/core/auditevent/")
+    added = admin.post("/admin/core/auditevent/add/", {"action": "x", "target": "y"})
+    deleted = admin.post(f"/admin/core/auditevent/{event.pk}/delete/", {"post": "yes"})
 
     assert listing.status_code == 200
     assert "user ines" in listing.content.decode()

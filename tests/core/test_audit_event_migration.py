@@ -1,10 +1,11 @@
-"""AuditEvent moved from scoring to kit (kit 0005, scoring 0003) without touching its table:
-events recorded before the move are read after it, and the move undoes cleanly."""
+"""AuditEvent moved from scoring to kit (kit 0005, scoring 0003), then to core (core 0001,
+kit 0006), without touching its table: events recorded before the moves are read after
+them, and the moves undo cleanly."""
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
 
-from kit.models import AuditEvent
+from core.models import AuditEvent
 from tests.conftest import migrate
 
 BEFORE = [("kit", "0004_question_current_set_null"), ("scoring", "0002_calibration_exercises")]
@@ -29,5 +30,5 @@ def test_events_recorded_before_the_move_are_kept() -> None:
         ("rita", "loop.decided", "Ada · L5", {"decision": "hire"})
     ]
     # Admin history and permissions granted on audit events follow the model.
-    assert ContentType.objects.get_for_model(AuditEvent).app_label == "kit"
-    assert not ContentType.objects.filter(app_label="scoring", model="auditevent").exists()
+    assert ContentType.objects.get_for_model(AuditEvent).app_label == "core"
+    assert not ContentType.objects.filter(app_label__in=["scoring", "kit"], model="auditevent")
