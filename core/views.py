@@ -1,4 +1,3 @@
-import csv
 import json
 
 from django.contrib.auth.decorators import login_required
@@ -6,7 +5,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from core import selectors
+from core import selectors, spreadsheet
 from core.permissions import is_lead
 
 
@@ -19,7 +18,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
-        writer = csv.writer(response)
+        writer = spreadsheet.Writer(response)
         writer.writerow(["at", "actor", "action", "target", "details"])
         for event in events.iterator():
             actor = event.actor.username if event.actor else ""

@@ -1,6 +1,5 @@
 """Pages for calibration: the dashboard, starting a run, the CSV export, exercises."""
 
-import csv
 from typing import Any
 from urllib.parse import urlencode
 
@@ -14,6 +13,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
+from core import spreadsheet
 from core.auth import signed_in
 from core.permissions import is_lead
 from core.services import audit_event_record
@@ -131,7 +131,7 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     name = f"calibration-{role.name}-{level.name if level else 'all'}-{section}.csv"
     response["Content-Disposition"] = f'attachment; filename="{slugify(name[:-4])}.csv"'
-    writer = csv.writer(response)
+    writer = spreadsheet.Writer(response)
     writer.writerow(columns)
     for row in snapshot.result.get(section, []):
         writer.writerow([_csv_value(row, column) for column in columns])
