@@ -212,6 +212,44 @@ class _DuplicateKey(Exception):
         self.line = line
 
 
+# Deeper than any question file needs (the document, its list, a question, its
+# rubric, an item): refusing more keeps a hostile file from exhausting the stack.
+MAX_DEPTH = 20
+
+
+class _Refused(Exception):
+    def __init__(self, line: int, problem: str) -> None:
+        super().__init__(problem)
+        self.line = line
+        self.problem = problem
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader without aliases, nested at most MAX_DEPTH deep.
+
+    An alias makes a document a graph: a few hundred bytes of nested aliases
+    ("billion laughs") expand to gigabytes, and a self-referencing one never ends.
+    A question file has no use for them, so the first is refused with its line.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(line, f"aliases (*{event.anchor}) are not accepted; write the value out")
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _Refused(line, f"nested more than {MAX_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 class _Located:
     """A loaded value paired with the line it starts on."""
 
@@ -249,12 +287,16 @@ def _parse_structured(path: str, text: str, fmt: str) -> list[QuestionRecord]:
             json.loads(text)
         except json.JSONDecodeError as exc:
             raise ImportProblem(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            pass  # nested too deep: the composer below says where
         # Valid JSON has raw tabs only as whitespace between tokens, which YAML
         # rejects; spaces keep every line number the same.
         text = text.replace("\t", " ")
     try:
         # YAML's composer keeps line numbers for every node (JSON is valid YAML here).
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_StrictLoader)
+    except _Refused as exc:
+        raise ImportProblem(path, exc.line, f"invalid {fmt}: {exc.problem}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1
