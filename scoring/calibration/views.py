@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from config.exceptions import ApplicationError
 from core import spreadsheet
 from core.auth import signed_in
+from core.params import optional_id
 from core.permissions import is_lead
 from core.services import audit_event_record
 from interviews.forms import interviewer_choices
@@ -25,10 +26,10 @@ from scoring.models import CalibrationJob
 
 
 def _calibration_scope(request: HttpRequest) -> tuple[Role | None, Level | None]:
-    role = Role.objects.filter(pk=request.GET.get("role") or 0).first()
+    role = Role.objects.filter(pk=optional_id(request.GET, "role") or 0).first()
     if role is None:
         role = Role.objects.filter(snapshots__isnull=False).distinct().order_by("name").first()
-    level = Level.objects.filter(pk=request.GET.get("level") or 0).first()
+    level = Level.objects.filter(pk=optional_id(request.GET, "level") or 0).first()
     return role, level
 
 
@@ -41,8 +42,9 @@ def calibration(request: HttpRequest) -> HttpResponse:
         selectors.result_visible_to(user=request.user, result=snapshot.result) if snapshot else None
     )
     job = None
-    if request.GET.get("job") and is_lead(request.user):
-        job = CalibrationJob.objects.filter(pk=request.GET["job"]).first()
+    job_id = optional_id(request.GET, "job")
+    if job_id is not None and is_lead(request.user):
+        job = CalibrationJob.objects.filter(pk=job_id).first()
     charts = None
     if result and role is not None:  # a result is a role's snapshot's
         result = selectors.for_dashboard(result)
@@ -93,7 +95,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
 def calibration_run(request: HttpRequest) -> HttpResponse:
     if not is_lead(request.user):
         raise Http404
-    role = get_object_or_404(Role, pk=request.POST.get("role") or 0)
+    role = get_object_or_404(Role, pk=optional_id(request.POST, "role") or 0)
     job = services.calibration_request(role=role, by=signed_in(request))
     query = urlencode({"role": role.pk, "level": request.POST.get("level", ""), "job": job.pk})
     return redirect(f"{reverse('scoring:calibration')}?{query}")
