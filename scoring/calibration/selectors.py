@@ -127,16 +127,27 @@ def for_dashboard(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def result_visible_to(*, user: Viewer, result: dict[str, Any]) -> dict[str, Any]:
-    """Return what of a snapshot the user may see: all for leads, their own row for others."""
+    """Return what of a snapshot the user may see: all for leads; for anyone else
+    their own interviewer row (matched by user id, never by a username that may
+    have changed hands), the scope, the definitions and the day it was computed.
+
+    Nothing role-wide reaches a non-lead: no reliability figures, model, input
+    counts, watermark or exact time, each of which steps when a co-panelist's
+    card lands and so tells a blind panelist that (and when) it did.
+    """
     if is_lead(user):
         return result
-    username = user.get_username() if user.is_authenticated else None
-    return {
-        **{k: v for k, v in result.items() if k not in ("interviewers", "questions", "candidates")},
-        "interviewers": [r for r in result.get("interviewers", []) if r["interviewer"] == username],
+    mine = [r for r in result.get("interviewers", []) if r.get("interviewer_id") == user.pk]
+    visible = {
+        "scope": result.get("scope"),
+        "computed_at": str(result.get("computed_at", ""))[:10] or None,  # the day only
+        "interviewers": mine if user.is_authenticated else [],
         "questions": [],
         "candidates": [],
     }
+    if "definitions" in result:
+        visible["definitions"] = result["definitions"]
+    return visible
 
 
 def calibration_job_get(*, pk: int) -> CalibrationJob:
@@ -300,12 +311,14 @@ def panel_calibration(
     their interviewers' severity in the role's newest role-wide calibration.
 
     Severity is in rating points, so only ratings on one scale are adjusted: None
-    when the ratings use different scales, when there are none, or before the role
-    has a calibration. Leads read each interviewer's severity itself on the
-    calibration page; the debrief shows only the panel's mean.
+    when the ratings use different scales, when fewer than two interviewers' ratings
+    count, or before the role has a calibration. Leads read each interviewer's
+    severity itself on the calibration page; the debrief shows only the panel's mean.
     """
     scales = {scale for _, _, _, scale in ratings}
-    if len(scales) != 1:
+    # With one interviewer counted, adjusted minus raw would be their severity, which
+    # only leads read: the panel's adjusted score needs two interviewers at least.
+    if len(scales) != 1 or len({pk for pk, _, _, _ in ratings}) < 2:
         return None
     # The newest snapshot's id first: only its interviewer rows are read, not the
     # JSON of every snapshot the role has.
@@ -320,14 +333,9 @@ def panel_calibration(
     if newest is None:
         return None
     computed_at, calibrated = newest
-    # Matched by user id (snapshots before ids were stored: by username).
-    usernames = {pk: username for pk, username, _, _ in ratings}
+    # Matched by user id only: a username may have passed to someone else since.
     by_id = {r["interviewer_id"]: r for r in calibrated or [] if "interviewer_id" in r}
-    by_name = {r["interviewer"]: r for r in calibrated or []}
-    severity = {
-        pk: (by_id.get(pk) or by_name.get(name) or {}).get("severity")
-        for pk, name in usernames.items()
-    }
+    severity = {pk: by_id.get(pk, {}).get("severity") for pk, _, _, _ in ratings}
     (scale_max,) = scales
     who = [pk for pk, _, _, _ in ratings]
     values = [rating for _, _, rating, _ in ratings]

@@ -32,13 +32,16 @@ ANONYMOUS = {"detail": "Authentication credentials were not provided."}
 NO_SNAPSHOT = {"detail": "No calibration has been computed for this scope yet."}
 
 
-def own_view(result: dict[str, Any], username: str) -> dict[str, Any]:
-    """What a non-lead should get: everything but the three tables, and their own row."""
+def own_view(result: dict[str, Any], user: User) -> dict[str, Any]:
+    """What a non-lead should get: their own row (by id), the scope, the definitions
+    and the day it was computed; nothing role-wide."""
     return {
-        **{k: v for k, v in result.items() if k not in ("interviewers", "questions", "candidates")},
-        "interviewers": [r for r in result["interviewers"] if r["interviewer"] == username],
+        "scope": result["scope"],
+        "computed_at": result["computed_at"][:10],
+        "interviewers": [r for r in result["interviewers"] if r["interviewer_id"] == user.pk],
         "questions": [],
         "candidates": [],
+        **({"definitions": result["definitions"]} if "definitions" in result else {}),
     }
 
 
@@ -82,15 +85,30 @@ def test_an_interviewer_reads_only_their_own_row(interviewer: User, calibrated: 
 
     assert response.status_code == 200
     body = response.json()
-    assert body == own_view(calibrated.snapshot.result, "ines")
+    assert body == own_view(calibrated.snapshot.result, interviewer)
     assert [r["interviewer"] for r in body["interviewers"]] == ["ines"]
     assert (body["questions"], body["candidates"]) == ([], [])
-    assert body["reliability"] == calibrated.snapshot.result["reliability"]
+    for role_wide in ("reliability", "inputs", "watermark", "model"):
+        assert role_wide not in body
     text = response.content.decode()
     for other in PANEL:
         if other != "ines":
             assert other not in text
     assert "Candidate 001" not in text
+
+
+def test_a_row_follows_its_user_not_a_username_given_to_someone_else(
+    interviewer: User, calibrated: Calibrated
+) -> None:
+    interviewer.username = "ines-who-left"
+    interviewer.save()
+    newcomer = make_user("ines", INTERVIEWER)
+
+    theirs = client_for(newcomer).get(LATEST, {"role": ROLE}).json()
+    hers = client_for(interviewer).get(LATEST, {"role": ROLE}).json()
+
+    assert theirs["interviewers"] == []
+    assert [r["interviewer_id"] for r in hers["interviewers"]] == [interviewer.pk]
 
 
 @pytest.mark.parametrize("persona", ["recruiter", "no_ratings"])
@@ -102,7 +120,7 @@ def test_someone_without_ratings_gets_an_empty_interviewer_list(
     response = client_for(user).get(LATEST, {"role": ROLE})
 
     assert response.status_code == 200
-    assert response.json() == own_view(calibrated.snapshot.result, user.username)
+    assert response.json() == own_view(calibrated.snapshot.result, user)
     assert response.json()["interviewers"] == []
     for name in PANEL:
         assert name not in response.content.decode()

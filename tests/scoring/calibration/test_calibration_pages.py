@@ -196,6 +196,8 @@ def test_an_interviewer_sees_only_their_own_row(
             assert other not in html
     assert "Candidate 001" not in html
     assert "Only your own row is shown." in html
+    # Nothing role-wide: each figure steps when a co-panelist's card lands.
+    assert "Krippendorff" not in html and "G(q,k)" not in html and "Inputs:" not in html
     assert "Recalculate now" not in html
     assert "Interviewers CSV" not in html
     assert 'id="severity-chart"' not in html and 'id="candidates-chart"' not in html
