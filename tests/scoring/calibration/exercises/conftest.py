@@ -2,26 +2,13 @@
 
 Leo is a calibration lead; Ines, Omar, Pia and Sam are interviewers; Rita a recruiter.
 The question is rated 1-4 and has four rubric items, in order: two core points, one
-"strong answer" point and one red flag.
+"strong answer" point and one red flag. Pia and Sam come from tests/scoring/conftest.py.
 """
 
 import pytest
-from django.contrib.auth.models import User
 
-from core.permissions import INTERVIEWER
 from kit.models import Question
-from tests.conftest import make_user
 from tests.factories import make_question
-
-
-@pytest.fixture
-def pia(db: None) -> User:
-    return make_user("pia", INTERVIEWER, first_name="Pia")
-
-
-@pytest.fixture
-def sam(db: None) -> User:
-    return make_user("sam", INTERVIEWER, first_name="Sam")
 
 
 @pytest.fixture
