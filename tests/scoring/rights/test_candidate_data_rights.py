@@ -27,7 +27,7 @@ def test_a_recruiter_exports_everything_held_and_the_export_is_audited(
     body = response.json()
     assert body["candidate"]["email"] == "c@example.com"
     cards = body["loops"][0]["interviews"][0]["scorecards"]
-    assert {c["interviewer"] for c in cards} == {"ines", "pia"}
+    assert {c["interviewer"]["username"] for c in cards} == {"ines", "pia"}
     notes = [r["notes"] for c in cards for r in c["ratings"]]
     assert "Said paging twice (question 1)" in notes
     event = AuditEvent.objects.get(action="candidate.exported")
