@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 
 from config.urls import urlpatterns  # noqa: F401  (admin autodiscovery)
 
-APPS = ("kit", "interviews", "scoring")
+APPS = ("core", "kit", "interviews", "scoring")
 MODELS = [model for label in APPS for model in apps.get_app_config(label).get_models()]
 
 

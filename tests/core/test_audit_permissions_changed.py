@@ -147,7 +147,7 @@ def test_it_records_the_staff_member_who_made_the_change(client: Client, intervi
     ]
 
 
-def test_it_records_nothing_when_only_the_name_or_email_changes(
+def test_a_name_or_email_change_is_an_admin_change_not_a_permissions_change(
     admin: Client, interviewer: User
 ) -> None:
     data = change_form_data(admin, user_url(interviewer))
@@ -158,10 +158,20 @@ def test_it_records_nothing_when_only_the_name_or_email_changes(
 
     assert response.status_code == 302
     assert User.objects.get(pk=interviewer.pk).first_name == "Inès"
-    assert events() == []
+    assert [(actor, action) for actor, action, _, _ in events()] == [("root", "admin.changed")]
+    ((_, _, target, data),) = events()
+    assert (target, data["model"], data["id"]) == (
+        f"user {interviewer.username}",
+        "auth.user",
+        interviewer.pk,
+    )
+    assert (data["first_name"], data["email"]) == (
+        f"{interviewer.first_name} → Inès",
+        f"{interviewer.email} → ines@example.org",
+    )
 
 
-def test_it_records_nothing_for_a_user_added_with_a_name_and_password(
+def test_a_user_added_with_a_name_and_password_is_an_admin_addition_without_the_password(
     admin: Client, db: None
 ) -> None:
     response = admin.post(
@@ -175,8 +185,16 @@ def test_it_records_nothing_for_a_user_added_with_a_name_and_password(
     )
 
     assert response.status_code == 302
-    assert User.objects.filter(username="newbie").exists()
-    assert events() == []
+    newbie = User.objects.get(username="newbie")
+    assert events() == [
+        (
+            "root",
+            "admin.added",
+            "user newbie",
+            {"model": "auth.user", "id": newbie.pk, "username": "newbie"},
+        )
+    ]
+    assert "a-long-passphrase-1" not in str(events())
 
 
 def test_it_writes_nothing_when_the_user_form_is_invalid(admin: Client, interviewer: User) -> None:
