@@ -92,11 +92,20 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
-    # A view failing because PostgreSQL is unreachable answers 503 + Retry-After, not 500.
+    # A body over DATA_UPLOAD_MAX_MEMORY_SIZE answers 413 from its Content-Length, before
+    # the CSRF check or a view reads it (the site's headers still go out on the 413).
+    "config.middleware.RequestSizeLimitMiddleware",
+    # A view failing because PostgreSQL is unreachable answers 503 + Retry-After, not 500;
+    # a malformed query parameter or a query too large for the database, 400 (not 500).
     "config.middleware.DatabaseUnavailableMiddleware",
     # Axes must come last so it sees the outcome of authentication.
     "axes.middleware.AxesMiddleware",
 ]
+
+# The largest request body accepted (bytes); a larger one is refused with 413 before it
+# is read (config/middleware.py). The site takes no file uploads: its biggest bodies are
+# a question's text and a scorecard's notes. Django's own default, 2.5 MB.
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -189,16 +198,31 @@ CONTENT_SECURITY_POLICY = os.getenv(
     "form-action 'self'; frame-ancestors 'none'",
 )
 
+# The client's address, for the API's rate limits and the sign-in lockout: the number of
+# reverse proxies in front of the app, each appending its peer to X-Forwarded-For. 0 (the
+# default) ignores the header and uses REMOTE_ADDR; N uses the Nth entry from the right,
+# so whatever a caller writes to the left of it changes nothing (config/client_address.py).
+TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured(f"TRUSTED_PROXY_COUNT={TRUSTED_PROXY_COUNT} must be 0 or more")
+
 # Login lockout: five failures for a username from one address lock it for an hour.
 AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = 1
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "config.client_address.client_ip"
+
+# API tokens (config/token_auth.py) expire this many days after they are issued, and stop
+# working as soon as their user's password changes.
+API_TOKEN_TTL_DAYS = envint("API_TOKEN_TTL_DAYS", 30)
+if API_TOKEN_TTL_DAYS < 1:
+    raise ImproperlyConfigured(f"API_TOKEN_TTL_DAYS={API_TOKEN_TTL_DAYS} must be 1 or more")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "config.token_auth.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -207,9 +231,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "config.client_address.AnonRateThrottle",
+        "config.client_address.UserRateThrottle",
     ],
+    # The same count for any DRF throttle that does not go through config.client_address.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.getenv("API_ANON_RATE", "60/minute"),
         "user": os.getenv("API_USER_RATE", "6000/minute"),

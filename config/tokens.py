@@ -1,26 +1,62 @@
-"""API tokens: obtain with a password, rotate, revoke."""
+"""API token endpoints: sign in for a token, rotate it, revoke it.
 
+When a token expires or stops working is decided in config/token_auth.py.
+"""
+
+from typing import Any
+
+from axes.helpers import get_cool_off
 from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from config.token_auth import token_issue, token_revoke
 from core.auth import signed_in
 
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
 
+LOCKED_OUT = (
+    "Too many failed sign-ins for this account from your address; it is locked for "
+    "{minutes} minutes. Try again later or ask an admin to unlock it."
+)
+
+
+def locked_out() -> Response:
+    cool_off = get_cool_off()
+    seconds = int(cool_off.total_seconds()) if cool_off else 3600
+    return Response(
+        {"detail": LOCKED_OUT.format(minutes=seconds // 60)},
+        status=status.HTTP_429_TOO_MANY_REQUESTS,
+        headers={"Retry-After": str(seconds)},
+    )
+
+
+class SignInSerializer(AuthTokenSerializer):
+    fresh = serializers.BooleanField(
+        default=False,
+        write_only=True,
+        help_text="Replace your current token with a new one (default: return the current one).",
+    )
+
 
 # Obtaining a token is how a caller signs in, so it needs no credentials (`security: []`).
-@extend_schema_view(post=extend_schema(auth=[]))
+@extend_schema_view(post=extend_schema(auth=[], request=SignInSerializer, responses={200: TOKEN}))
 class TokenView(ObtainAuthToken):
-    """POST a username and password for your API token; DELETE (signed in) revokes it."""
+    """POST a username and password for your API token; DELETE (signed in) revokes it.
 
+    The token lasts API_TOKEN_TTL_DAYS days (30 unless configured) and ends when your
+    password changes. Send `"fresh": true` for a new token instead of the current one.
+    """
+
+    serializer_class = SignInSerializer
     # DRF leaves this view unthrottled; password guessing is what a rate is for (axes
     # locks a username out, the anonymous rate limits an address).
     throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES  # type: ignore[assignment]  # drf-stubs: str; DRF imports the classes
@@ -34,9 +70,21 @@ class TokenView(ObtainAuthToken):
     def get_permissions(self) -> list[BasePermission]:
         return [IsAuthenticated()] if self.request.method == "DELETE" else []
 
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        if not serializer.is_valid():
+            # axes refused even the right password: say so, as the sign-in page does,
+            # rather than "Unable to log in with provided credentials".
+            if getattr(request, "axes_locked_out", False):
+                return locked_out()
+            raise ValidationError(serializer.errors)
+        data = serializer.validated_data
+        token = token_issue(user=data["user"], fresh=data["fresh"])
+        return Response({"token": token.key})
+
     @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request) -> Response:
-        Token.objects.filter(user=signed_in(request)).delete()
+        token_revoke(user=signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -47,7 +95,5 @@ class TokenRotateView(APIView):
 
     @extend_schema(request=None, responses={201: TOKEN})
     def post(self, request: Request) -> Response:
-        user = signed_in(request)
-        Token.objects.filter(user=user).delete()
-        token = Token.objects.create(user=user)
+        token = token_issue(user=signed_in(request), fresh=True)
         return Response({"token": token.key}, status=status.HTTP_201_CREATED)

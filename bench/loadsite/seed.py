@@ -24,8 +24,8 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.db import transaction
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
+from config.token_auth import token_issue
 from core.permissions import INTERVIEWER
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
@@ -48,7 +48,7 @@ def seed(*, clients: int, seats: int) -> dict:
         user, _ = User.objects.get_or_create(username=f"load-{n:02d}")
         user.groups.add(group)
         users.append(user)
-    tokens = {u.pk: Token.objects.get_or_create(user=u)[0].key for u in users}
+    tokens = {u.pk: token_issue(user=u).key for u in users}
     role = Role.objects.get(name="AI Infrastructure Engineer")
     levels = itertools.cycle(Level.objects.filter(name__in=["L5", "L6"]).order_by("rank"))
     held = {u.pk: 0 for u in users}

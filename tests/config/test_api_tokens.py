@@ -1,7 +1,21 @@
-"""API tokens: obtained with a password, rotated and revoked by their owner."""
+"""API tokens: obtained with a password, rotated and revoked by their owner; they expire
+after API_TOKEN_TTL_DAYS and stop working when their user's password changes."""
 
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from config.token_auth import token_issue
+from tests.conftest import at_once, need
 
 
 def token_client(key: str) -> APIClient:
@@ -66,3 +80,291 @@ def test_a_stale_token_does_not_stop_signing_in(interviewer):
 
     assert response.status_code == 200
     assert response.json()["token"] == Token.objects.get().key != old
+
+
+# --- expiry (API_TOKEN_TTL_DAYS) --------------------------------------------------------
+
+EXPIRED = {
+    "detail": "This API token has expired; POST your username and password to "
+    "/api/v1/auth/token/ for a new one."
+}
+REVOKED = {
+    "detail": "This API token was revoked because the password changed; POST your username "
+    "and password to /api/v1/auth/token/ for a new one."
+}
+NEW_PASSWORD = "a-much-longer-passphrase-42"
+
+
+def issued_ago(key: str, age: timedelta) -> None:
+    Token.objects.filter(key=key).update(created=timezone.now() - age)
+
+
+def assert_refused(response: Any, body: dict[str, str], reason: str) -> None:
+    assert (response.status_code, response.json()) == (401, body)
+    assert response.headers["WWW-Authenticate"] == (
+        f'Token error="invalid_token", error_description="{reason}"'
+    )
+
+
+def test_a_token_past_its_30_days_answers_401_with_a_challenge_and_is_deleted(interviewer):
+    key = obtain("ines")
+    issued_ago(key, timedelta(days=30, seconds=1))
+
+    response = token_client(key).get("/api/v1/levels/")
+
+    assert_refused(response, EXPIRED, "This API token has expired")
+    assert not Token.objects.exists()
+    # Deleted, so from now on it is an unknown token like any other.
+    assert token_client(key).get("/api/v1/levels/").json() == {"detail": "Invalid token."}
+
+
+def test_a_token_inside_its_30_days_still_signs_in(interviewer):
+    key = obtain("ines")
+    issued_ago(key, timedelta(days=29, hours=23))
+
+    assert token_client(key).get("/api/v1/levels/").status_code == 200
+
+
+def test_the_lifetime_is_the_configured_number_of_days(interviewer, settings):
+    settings.API_TOKEN_TTL_DAYS = 2
+    key = obtain("ines")
+    issued_ago(key, timedelta(days=1, hours=23))
+    assert token_client(key).get("/api/v1/levels/").status_code == 200
+
+    issued_ago(key, timedelta(days=2))
+
+    assert_refused(token_client(key).get("/api/v1/levels/"), EXPIRED, "This API token has expired")
+
+
+def test_an_expired_token_can_neither_rotate_nor_revoke(interviewer):
+    key = obtain("ines")
+    issued_ago(key, timedelta(days=31))
+
+    rotated = token_client(key).post("/api/v1/auth/token/rotate/")
+
+    assert_refused(rotated, EXPIRED, "This API token has expired")
+    assert not Token.objects.exists()  # refused, and no new token made in its place
+
+
+def test_signing_in_over_an_expired_token_issues_a_new_one(interviewer):
+    old = obtain("ines")
+    issued_ago(old, timedelta(days=31))
+
+    new = obtain("ines")
+
+    assert new != old
+    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert token_client(new).get("/api/v1/levels/").status_code == 200
+
+
+# --- revocation on password change ------------------------------------------------------
+
+
+def change_by_service(user: User) -> None:
+    user.set_password(NEW_PASSWORD)
+    user.save()
+
+
+def change_to_unusable(user: User) -> None:
+    user.set_unusable_password()
+    user.save()
+
+
+def change_by_bulk_update(user: User) -> None:
+    # No save(), no signal: only the stored hash changes.
+    User.objects.filter(pk=user.pk).update(password=make_password(NEW_PASSWORD))
+
+
+def change_in_the_admins_user_form(user: User) -> None:
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    response = admin.post(
+        f"/admin/auth/user/{user.pk}/password/",
+        {"usable_password": "true", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
+    )
+    assert response.status_code == 302, response.content
+
+
+def change_on_the_password_change_page(user: User) -> None:
+    # The site's own password change page is the admin's, for staff.
+    User.objects.filter(pk=user.pk).update(is_staff=True)
+    page = Client()
+    page.force_login(user)
+    response = page.post(
+        "/admin/password_change/",
+        {"old_password": "pw", "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert response.status_code == 302, response.content
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        change_by_service,
+        change_to_unusable,
+        change_by_bulk_update,
+        change_in_the_admins_user_form,
+        change_on_the_password_change_page,
+    ],
+    ids=["set_password", "unusable", "bulk-update", "admin-user-form", "password-change-page"],
+)
+def test_a_password_change_revokes_the_token_however_it_is_made(
+    interviewer: User, change: Callable[[User], None]
+) -> None:
+    key = obtain("ines")
+    assert token_client(key).get("/api/v1/levels/").status_code == 200
+
+    change(User.objects.get(pk=interviewer.pk))
+    response = token_client(key).get("/api/v1/levels/")
+
+    assert_refused(response, REVOKED, "This API token was revoked because the password changed")
+    assert not Token.objects.filter(key=key).exists()
+
+
+def test_after_a_password_change_signing_in_with_the_new_password_gives_a_working_token(
+    interviewer,
+):
+    old = obtain("ines")
+    change_by_service(interviewer)
+
+    assert APIClient().post(
+        "/api/v1/auth/token/", {"username": "ines", "password": "pw"}
+    ).json() == {"non_field_errors": ["Unable to log in with provided credentials."]}
+    new = obtain("ines", NEW_PASSWORD)
+
+    assert new != old
+    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert token_client(new).get("/api/v1/levels/").status_code == 200
+
+
+def test_saving_a_user_without_changing_the_password_keeps_the_token(interviewer):
+    key = obtain("ines")
+    interviewer.first_name = "Inès"
+    interviewer.last_login = timezone.now()
+    interviewer.save()
+
+    assert token_client(key).get("/api/v1/levels/").status_code == 200
+
+
+def test_one_users_password_change_leaves_other_users_tokens_alone(interviewer, other_interviewer):
+    mine, theirs = obtain("ines"), obtain("omar")
+
+    change_by_service(other_interviewer)
+
+    assert token_client(mine).get("/api/v1/levels/").status_code == 200
+    assert token_client(theirs).get("/api/v1/levels/").status_code == 401
+
+
+def test_tokens_survive_a_secret_key_rotation_while_the_old_key_is_a_fallback(
+    interviewer, settings
+):
+    key = obtain("ines")
+    old_secret = settings.SECRET_KEY
+    settings.SECRET_KEY = "a-new-secret-key-" + "x" * 40
+
+    settings.SECRET_KEY_FALLBACKS = [old_secret]
+    assert token_client(key).get("/api/v1/levels/").status_code == 200
+
+    settings.SECRET_KEY_FALLBACKS = []
+    assert token_client(key).get("/api/v1/levels/").status_code == 401
+
+
+def test_a_token_made_outside_the_sign_in_expires_but_is_not_tied_to_the_password(interviewer):
+    # DRF's own keys (Token.objects.create, the Token admin) carry no password MAC.
+    key = Token.objects.create(user=interviewer).key
+    change_by_service(interviewer)
+    assert token_client(key).get("/api/v1/levels/").status_code == 200
+
+    issued_ago(key, timedelta(days=31))
+
+    assert_refused(token_client(key).get("/api/v1/levels/"), EXPIRED, "This API token has expired")
+
+
+# --- a fresh token per sign-in, on request ----------------------------------------------
+
+
+def sign_in(body: dict[str, Any], format: str = "json") -> Any:
+    return APIClient().post("/api/v1/auth/token/", body, format=format)
+
+
+def test_signing_in_again_returns_the_current_token(interviewer):
+    first = sign_in({"username": "ines", "password": "pw"})
+    second = sign_in({"username": "ines", "password": "pw", "fresh": False})
+
+    assert first.json() == second.json() == {"token": Token.objects.get().key}
+
+
+@pytest.mark.parametrize(("fresh", "format"), [(True, "json"), ("true", "multipart")])
+def test_asking_for_a_fresh_token_replaces_the_current_one(interviewer, fresh, format):
+    old = obtain("ines")
+
+    response = sign_in({"username": "ines", "password": "pw", "fresh": fresh}, format)
+
+    assert response.status_code == 200
+    new = response.json()["token"]
+    assert response.json() == {"token": new}
+    assert new != old
+    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert token_client(new).get("/api/v1/levels/").status_code == 200
+    assert token_client(old).get("/api/v1/levels/").json() == {"detail": "Invalid token."}
+
+
+def test_a_fresh_request_with_a_wrong_password_keeps_the_current_token(interviewer):
+    key = obtain("ines")
+
+    response = sign_in({"username": "ines", "password": "no", "fresh": True})
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {"non_field_errors": ["Unable to log in with provided credentials."]},
+    )
+    assert list(Token.objects.values_list("key", flat=True)) == [key]
+
+
+def test_a_fresh_that_is_not_a_boolean_is_refused_and_keeps_the_current_token(interviewer):
+    key = obtain("ines")
+
+    response = sign_in({"username": "ines", "password": "pw", "fresh": "maybe"})
+
+    assert (response.status_code, response.json()) == (400, {"fresh": ["Must be a valid boolean."]})
+    assert list(Token.objects.values_list("key", flat=True)) == [key]
+
+
+def test_signing_out_of_the_site_leaves_api_tokens_working(client, interviewer):
+    # Tokens belong to API clients, which revoke theirs with DELETE.
+    key = obtain("ines")
+    client.force_login(interviewer)
+
+    assert client.post("/logout/").status_code == 302
+    assert token_client(key).get("/api/v1/levels/").status_code == 200
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_concurrent_first_sign_ins_share_one_token(interviewer):
+    need("PostgreSQL", connection.vendor == "postgresql")
+
+    keys = at_once([lambda: token_issue(user=User(pk=interviewer.pk)).key] * 10)
+
+    assert keys == [Token.objects.get(user=interviewer).key] * 10
+    assert token_client(keys[0]).get("/api/v1/levels/").status_code == 200
+
+
+def test_the_admin_shows_whose_tokens_exist_but_never_a_key_and_adds_none(
+    client: Client, interviewer: User
+) -> None:
+    token = token_issue(user=interviewer)
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+
+    listing = client.get("/admin/authtoken/tokenproxy/")
+    add = client.post("/admin/authtoken/tokenproxy/add/", {"user": interviewer.pk})
+    page = f"/admin/authtoken/tokenproxy/{interviewer.pk}/"  # DRF's admin goes by user id
+    view = client.get(f"{page}change/")
+    change = client.post(f"{page}change/", {"user": 1})
+    delete = client.post(f"{page}delete/", {"post": "yes"})
+
+    assert (listing.status_code, view.status_code) == (200, 403)
+    assert interviewer.username in listing.content.decode()
+    assert token.key not in listing.content.decode()
+    assert (add.status_code, change.status_code, delete.status_code) == (403, 403, 403)
+    assert list(Token.objects.values_list("key", flat=True)) == [token.key]

@@ -40,7 +40,6 @@ from django.core.cache import cache
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis.checks import load_all_checks, not_a_server_error
 from schemathesis.pytest.lazy import get_all_tests
 from schemathesis.specs.openapi.checks import (
@@ -54,6 +53,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from config.openapi import ANYWHERE
+from config.token_auth import token_issue
 from config.wsgi import application
 from tests.fuzz.conftest import RUNS, Run
 from tests.fuzz.world import Request, build_world, dictionaries, well_formed
@@ -260,7 +260,7 @@ def test_every_operation_conforms_to_the_schema(
     headers = {}
     if PERSONAS[persona]:
         user = User.objects.get(username=PERSONAS[persona])
-        headers["Authorization"] = f"Token {Token.objects.create(user=user).key}"
+        headers["Authorization"] = f"Token {token_issue(user=user).key}"
     schema = schemathesis.openapi.from_wsgi(
         "/api/schema/?format=json",
         application,
