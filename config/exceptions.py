@@ -3,7 +3,7 @@
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -11,7 +11,12 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
 
-from config.middleware import DATABASE_UNAVAILABLE, MESSAGE, RETRY_AFTER_SECONDS
+from config.middleware import (
+    MESSAGE,
+    RETRY_AFTER_SECONDS,
+    connection_lost,
+    refused_input,
+)
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +39,7 @@ class Conflict(ApplicationError):
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, DATABASE_UNAVAILABLE):
+    if connection_lost(exc):
         # PostgreSQL restarting: a 503 the client may retry, not a 500 (config/middleware.py).
         log.warning("database unavailable during %s: %s", context["request"].path, exc)
         set_rollback()
@@ -43,6 +48,15 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             status=503,
             headers={"Retry-After": str(RETRY_AFTER_SECONDS), "Cache-Control": "no-store"},
         )
+    refused = refused_input(exc)
+    if refused is not None:
+        # A search too large for the database, say: the request's fault, not an outage.
+        log.warning("database refused the input of %s: %s", context["request"].path, exc)
+        set_rollback()
+        return Response({"detail": refused}, status=400)
+    if isinstance(exc, BadRequest | TooManyFieldsSent):
+        # A malformed query parameter (core/params.py), or too many of them.
+        return Response({"detail": str(exc)}, status=400)
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         exc = exceptions.ValidationError(detail)

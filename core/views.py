@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from core import selectors, spreadsheet
+from core.params import one, optional_choice, optional_page
 from core.permissions import is_lead
 
 
@@ -14,8 +15,9 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     """Sensitive actions, newest first (leads); `?format=csv` downloads them."""
     if not is_lead(request.user):
         raise Http404
-    events = selectors.audit_events(action=request.GET.get("action", ""))
-    if request.GET.get("format") == "csv":
+    action = one(request.GET, "action")
+    events = selectors.audit_events(action=action)
+    if optional_choice(request.GET, "format", ["csv"]) == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
         writer = spreadsheet.Writer(response)
@@ -25,13 +27,13 @@ def audit_log(request: HttpRequest) -> HttpResponse:
             details = json.dumps(event.data, ensure_ascii=False)
             writer.writerow([event.at.isoformat(), actor, event.action, event.target, details])
         return response
-    page = Paginator(events, 100).get_page(request.GET.get("page"))
+    page = Paginator(events, 100).get_page(optional_page(request.GET))
     return render(
         request,
         "core/audit_log.html",
         {
             "page": page,
             "actions": selectors.audit_actions(),
-            "action": request.GET.get("action", ""),
+            "action": action,
         },
     )

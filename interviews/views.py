@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from core.auth import signed_in
+from core.params import optional_id
 from core.permissions import is_lead, is_recruiter
 from interviews import markdown, selectors, services
 from interviews.forms import CandidateForm, LoopBuildForm, PanelForm, interviewer_choices
@@ -83,6 +85,9 @@ def loop_list(request: HttpRequest) -> HttpResponse:
 def loop_new(request: HttpRequest) -> HttpResponse:
     """Pick candidate, role and level; preview the assembled loop; save it."""
     _recruiter(request)
+    if request.method != "POST":  # a malformed id in the link is a 400; an unknown one, the form's
+        for name in ("candidate", "role", "level"):
+            optional_id(request.GET, name)
     data = request.POST if request.method == "POST" else request.GET
     # "Build a loop" on a candidate's page links here with the candidate alone:
     # preselect them rather than greet the recruiter with "role: required".
@@ -157,6 +162,9 @@ def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect(f"{_loop_url(interview.loop_id)}#interview-{interview.pk}")
         except ApplicationError as exc:
             form.add_error(None, exc.message)
+        except ValidationError as exc:  # panel_check: someone left the group meanwhile
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
     # Shown again as entered, with the reason beside the form, not redirected: a
     # redirect would drop what was picked. The banner says where to look.
     messages.error(request, f"{interview.title}: not saved; the reason is by its panel form.")
@@ -180,7 +188,7 @@ def question_swap(request: HttpRequest, pk: int) -> HttpResponse:
     item = _item_for(request, pk)
     if request.method == "POST":
         try:
-            question = get_object_or_404(Question, pk=request.POST.get("question") or 0)
+            question = get_object_or_404(Question, pk=optional_id(request.POST, "question") or 0)
             services.interview_question_swap(item=item, question=question, by=signed_in(request))
             messages.success(request, f"Swapped in “{question.title}”.")
             return redirect(f"{_loop_url(item.loop_id)}#interview-{item.interview_id}")

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from core.auth import signed_in
+from core.params import optional_int, optional_page, valid_query_form
 from core.permissions import is_lead
 from kit import selectors, services
 from kit.filters import QuestionFilter
@@ -24,7 +25,8 @@ def _lead(request: HttpRequest) -> None:
 @login_required
 def question_list(request: HttpRequest) -> HttpResponse:
     bank = QuestionFilter(request.GET, queryset=selectors.question_list())
-    page = Paginator(bank.qs, 50).get_page(request.GET.get("page"))
+    valid_query_form(bank.form)  # an unknown level or status is a 400, not every question
+    page = Paginator(bank.qs, 50).get_page(optional_page(request.GET))
     query = request.GET.copy()
     query.pop("page", None)
     return render(
@@ -37,10 +39,8 @@ def question_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def question_detail(request: HttpRequest, pk: int) -> HttpResponse:
     question = selectors.question_get(pk=pk)
-    number = request.GET.get("version")
-    version = selectors.version_detail(
-        question=question, number=int(number) if number and number.isdigit() else None
-    )
+    number = optional_int(request.GET, "version", minimum=1, maximum=2**31 - 1)
+    version = selectors.version_detail(question=question, number=number)
     groups = [
         (label, kind, [item for item in version.rubric.all() if item.kind == kind])
         for kind, label in RubricItem.Kind.choices

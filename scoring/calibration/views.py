@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from config.exceptions import ApplicationError
 from core import spreadsheet
 from core.auth import signed_in
-from core.params import optional_id
+from core.params import optional_choice, optional_id, optional_int
 from core.permissions import is_lead
 from core.services import audit_event_record
 from interviews.forms import interviewer_choices
@@ -38,9 +38,14 @@ def calibration(request: HttpRequest) -> HttpResponse:
     """The calibration dashboard: leads see the panel; others see their own row."""
     role, level = _calibration_scope(request)
     snapshot = selectors.latest_snapshot(role=role, level=level) if role else None
-    result = (
-        selectors.result_visible_to(user=request.user, result=snapshot.result) if snapshot else None
-    )
+    result = None
+    full = is_lead(request.user)  # the whole panel's figures, unless blind in the scope
+    if snapshot is not None:
+        blind_in = selectors.blind_loops(user=request.user, snapshot=snapshot)
+        full = full and not blind_in
+        result = selectors.result_visible_to(
+            user=request.user, snapshot=snapshot, blind_in=blind_in
+        )
     job = None
     job_id = optional_id(request.GET, "job")
     if job_id is not None and is_lead(request.user):
@@ -70,7 +75,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
                 {"name": row["candidate"], "raw": row["raw_mean"], "adjusted": row["adjusted"]}
                 for row in result["candidates"]
             ],
-            "trend": selectors.trend(role=role, level=level) if is_lead(request.user) else [],
+            "trend": selectors.trend(role=role, level=level) if full else [],
         }
     return render(
         request,
@@ -85,7 +90,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "charts": charts,
             "job": job,
             "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
-            "full": is_lead(request.user),
+            "full": full,
         },
     )
 
@@ -125,9 +130,9 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     if not is_lead(request.user):
         raise Http404
     role, level = _calibration_scope(request)
-    section = request.GET.get("table", "interviewers")
+    section = optional_choice(request.GET, "table", EXPORT_COLUMNS) or "interviewers"
     snapshot = selectors.latest_snapshot(role=role, level=level) if role else None
-    if role is None or snapshot is None or section not in EXPORT_COLUMNS:
+    if role is None or snapshot is None:
         raise Http404
     columns = EXPORT_COLUMNS[section]
     response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -135,7 +140,8 @@ def calibration_export(request: HttpRequest) -> HttpResponse:
     response["Content-Disposition"] = f'attachment; filename="{slugify(name[:-4])}.csv"'
     writer = spreadsheet.Writer(response)
     writer.writerow(columns)
-    for row in snapshot.result.get(section, []):
+    # What the lead may read now: a lead blind in a loop of the scope gets their own row.
+    for row in selectors.result_visible_to(user=request.user, snapshot=snapshot).get(section, []):
         writer.writerow([_csv_value(row, column) for column in columns])
     audit_event_record(
         actor=signed_in(request),
@@ -174,12 +180,9 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
     if not is_lead(request.user):
         raise Http404
     questions = Question.objects.filter(status=Question.Status.ACTIVE).order_by("title")
-    chosen = request.GET.get("question", "")
-    question = (
-        questions.select_related("current").filter(pk=chosen).first() if chosen.isdigit() else None
-    )
-    raw = request.GET.get("answers", "3")
-    count = min(max(int(raw), 2), 8) if raw.isdigit() else 3
+    chosen = optional_id(request.GET, "question")
+    question = questions.select_related("current").filter(pk=chosen).first() if chosen else None
+    count = optional_int(request.GET, "answers", minimum=2, maximum=8) or 3
     people = interviewer_choices()
     values: dict[str, Any] = {}
     if request.method == "POST" and question is not None:

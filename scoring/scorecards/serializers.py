@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from interviews.models import Loop
@@ -31,7 +33,12 @@ class AmendmentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Amendment
-        fields = ["id", "by", "at", "reason", "before", "after"]
+        fields = ["id", "by", "at", "reason", "before", "after", "after_reading"]
+        extra_kwargs = {
+            "after_reading": {
+                "help_text": "Made after its author first read the panel's other scorecards"
+            }
+        }
 
 
 class ScorecardSerializer(serializers.ModelSerializer):
@@ -52,13 +59,32 @@ class ScorecardStartSerializer(serializers.Serializer):
     interview = serializers.IntegerField()
 
 
+# A card rates the questions of one interview, each against its rubric and follow-ups: a
+# handful of each, never hundreds. A list longer than its bound is refused before any of
+# its items is validated (a 60,000-rating body took 3 s of CPU to refuse without them).
+MAX_RATINGS = 200  # ratings on one card
+MAX_TICKS = 200  # rubric items checked, or follow-ups asked, in one rating
+
+
+class BoundedListField(serializers.ListField):
+    """A ListField that refuses a list over max_length before validating its items
+    (ListField validates every item first and checks the length afterwards)."""
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().to_internal_value(data)
+
+
 class RatingInputSerializer(serializers.Serializer):
     item = serializers.IntegerField(help_text="id of the interview question (see the interview)")
     rating = serializers.IntegerField(allow_null=True, default=None, min_value=0, max_value=100)
     not_asked = serializers.BooleanField(default=False)
     not_asked_reason = serializers.CharField(allow_blank=True, default="", max_length=300)
-    checked = serializers.ListField(child=serializers.IntegerField(), default=list)
-    follow_ups_asked = serializers.ListField(child=serializers.IntegerField(), default=list)
+    checked = BoundedListField(child=serializers.IntegerField(), default=list, max_length=MAX_TICKS)
+    follow_ups_asked = BoundedListField(
+        child=serializers.IntegerField(), default=list, max_length=MAX_TICKS
+    )
     notes = serializers.CharField(allow_blank=True, default="")
 
 
@@ -67,7 +93,12 @@ class ScorecardInputSerializer(serializers.Serializer):
         choices=Scorecard.Recommendation.choices, allow_blank=True, default=""
     )
     summary = serializers.CharField(allow_blank=True, default="")
-    ratings = RatingInputSerializer(many=True, default=list)
+    ratings: serializers.ListSerializer[Any] = serializers.ListSerializer(
+        child=RatingInputSerializer(),
+        default=list,
+        max_length=MAX_RATINGS,
+        help_text=f"one per question of the interview, at most {MAX_RATINGS}",
+    )
 
 
 class AmendInputSerializer(ScorecardInputSerializer):

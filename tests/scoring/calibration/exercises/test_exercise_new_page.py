@@ -1,5 +1,7 @@
 """/calibration/exercises/new/: a lead picks a question, keys the answers and invites people."""
 
+import html
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -127,11 +129,12 @@ def test_it_is_not_found_for_anyone_but_a_lead(
     nothing_written(question)
 
 
-def test_it_ignores_a_question_that_is_not_a_number(lead: User, question: Question) -> None:
+def test_it_refuses_a_question_that_is_not_a_number(lead: User, question: Question) -> None:
     client = Client(raise_request_exception=False)
     client.force_login(lead)
 
     response = client.get(f"{URL}?question=kv-cache")
 
-    assert response.status_code == 200
+    assert response.status_code == 400
+    assert "'question' must be an id" in html.unescape(response.content.decode())
     assert "<blockquote" not in response.content.decode()
