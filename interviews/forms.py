@@ -3,8 +3,8 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
-from core.permissions import INTERVIEWER
 from interviews.models import Candidate
+from interviews.services import SEATABLE
 from kit.models import Level, Role
 
 
@@ -23,7 +23,7 @@ class LoopBuildForm(forms.Form):
 
 def interviewer_choices() -> list[User]:
     """Return the people who can sit on a panel; one query, shared by every form on a page."""
-    return list(User.objects.filter(is_active=True, groups__name=INTERVIEWER).order_by("username"))
+    return list(User.objects.filter(SEATABLE).order_by("username"))
 
 
 class PanelForm(forms.Form):

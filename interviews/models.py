@@ -1,11 +1,12 @@
 from django.conf import settings
 from django.db import models
 
+from core.validators import validate_one_line
 from kit.models import Level, LoopSlot, LoopTemplate, Question, QuestionVersion, Role
 
 
 class Candidate(models.Model):
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[validate_one_line])
     # Contact details are for recruiters only; interviewers never see them.
     email = models.EmailField(blank=True)
     phone = models.CharField(max_length=40, blank=True)
@@ -66,7 +67,7 @@ class Interview(models.Model):
         LoopSlot, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     order = models.PositiveSmallIntegerField()
-    title = models.CharField(max_length=120)
+    title = models.CharField(max_length=120, validators=[validate_one_line])
     minutes = models.PositiveSmallIntegerField()
     # The slot's competencies (slugs) when the loop was built: swaps keep to them
     # even if the template is edited or its slot removed later.

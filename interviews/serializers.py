@@ -80,6 +80,13 @@ class LoopSerializer(serializers.ModelSerializer):
     candidate = CandidateNameSerializer()
     role = serializers.CharField(source="role.name")
     level = serializers.CharField(source="level.name")
+    status = serializers.ChoiceField(
+        source="status_seen",
+        choices=Loop.Status.choices,
+        read_only=True,
+        help_text="A panelist who still owes a scorecard here reads `scheduled` until the"
+        " loop is decided: `in_progress` and `debrief` would tell them others submitted.",
+    )
     interviews = LoopInterviewSerializer(many=True)
 
     class Meta:
@@ -130,14 +137,20 @@ class LoopPreviewSerializer(serializers.Serializer):
 
 
 class InterviewInputSerializer(serializers.Serializer):
+    # Any user by name: who may sit on a panel is interviews.services.panel_check's to
+    # say, and it says why not (deactivated, not an interviewer) naming the field.
     interviewers = NamedRelatedField(
-        slug_field="username", queryset=User.objects.filter(is_active=True), many=True
+        slug_field="username",
+        queryset=User.objects.all(),
+        many=True,
+        help_text="Usernames of active members of the Interviewers group.",
     )
     shadow = NamedRelatedField(
         slug_field="username",
-        queryset=User.objects.filter(is_active=True),
+        queryset=User.objects.all(),
         allow_null=True,
         default=None,
+        help_text="Username of an active member of the Interviewers group, or null.",
     )
     scheduled_start = serializers.DateTimeField(allow_null=True, default=None)
     scheduled_end = serializers.DateTimeField(allow_null=True, default=None)

@@ -4,11 +4,13 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from config.exceptions import ApplicationError
+from core.permissions import INTERVIEWER
 from interviews import selectors
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Question, QuestionVersion, Role
@@ -192,6 +194,45 @@ def _check_clashes(
         )
 
 
+# Who may hold a seat on a panel, as interviewer or shadow: active members of the
+# Interviewers group (a recruiter or lead who also interviews is in it too). The
+# page offers only them (interviews.forms); panel_check refuses anyone else.
+SEATABLE = Q(is_active=True, groups__name=INTERVIEWER)
+
+
+def panel_check(*, interviewers: Sequence[User], shadow: User | None = None) -> None:
+    """Refuse a panel with anyone who may not sit on one, naming the field and the person.
+
+    The rule is checked against the database, not the objects given, which may
+    have been read before someone was deactivated or left the group.
+    """
+    people = {u.pk for u in interviewers} | ({shadow.pk} if shadow else set())
+    member = Exists(
+        User.groups.through.objects.filter(user=OuterRef("pk"), group__name=INTERVIEWER)
+    )
+    found = {
+        pk: (active, in_group)
+        for pk, active, in_group in User.objects.filter(pk__in=people)
+        .annotate(in_group=member)
+        .values_list("pk", "is_active", "in_group")
+    }
+    errors: dict[str, list[str]] = {}
+    for field, users in (("interviewers", interviewers), ("shadow", [shadow] if shadow else [])):
+        for user in users:
+            active, in_group = found.get(user.pk, (False, False))
+            if not active:
+                why = f"{user.get_username()} is deactivated"
+            elif not in_group:
+                why = f"{user.get_username()} is not in the {INTERVIEWER} group"
+            else:
+                continue
+            errors.setdefault(field, []).append(
+                f"{why}: only active members of the {INTERVIEWER} group sit on panels."
+            )
+    if errors:
+        raise ValidationError(errors)
+
+
 @transaction.atomic
 def interview_update(
     *,
@@ -201,7 +242,11 @@ def interview_update(
     scheduled_start: datetime | None = None,
     scheduled_end: datetime | None = None,
 ) -> Interview:
-    """Set an interview's panel and time; the loop becomes scheduled once every interview is."""
+    """Set an interview's panel and time; the loop becomes scheduled once every interview is.
+
+    Every seat on a panel is made here, and only people panel_check allows get one
+    (a ValidationError naming `interviewers` or `shadow` otherwise).
+    """
     _check_open(interview.loop)
     if not interviewers:
         raise ApplicationError("An interview needs at least one interviewer.")
@@ -209,6 +254,7 @@ def interview_update(
         raise ApplicationError("An interviewer is listed twice.")
     if shadow is not None and shadow.pk in {u.pk for u in interviewers}:
         raise ApplicationError(f"{_name(shadow)} cannot be both interviewer and shadow.")
+    panel_check(interviewers=interviewers, shadow=shadow)
     if (scheduled_start is None) != (scheduled_end is None):
         raise ApplicationError("Give both a start and an end time, or neither.")
     if scheduled_start and scheduled_end:

@@ -6,7 +6,17 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from kit import services
-from kit.models import Competency, Level, Question, Role, RubricItem
+from kit.models import (
+    FOLLOW_UP_MAX_LENGTH,
+    OUTLINE_MAX_LENGTH,
+    PROMPT_MAX_LENGTH,
+    RUBRIC_ITEM_MAX_LENGTH,
+    Competency,
+    Level,
+    Question,
+    Role,
+    RubricItem,
+)
 
 # How a rubric line starts, in the editor's plain-text rubric: "core: Names the trade-off."
 RUBRIC_PREFIXES = {
@@ -47,21 +57,31 @@ def question_initial(question: Question) -> dict[str, Any]:
 class QuestionForm(forms.Form):
     role = forms.ModelChoiceField(queryset=Role.objects.order_by("name"))
     title = forms.CharField(max_length=120)
-    prompt = forms.CharField(label="As asked", widget=forms.Textarea(attrs={"rows": 4}))
+    # The limits are the models' (kit.models) and are checked by the services, whose
+    # refusal lands on the field (refuse()); the hints only say what they are. No
+    # maxlength attribute: a browser would cut a long paste short without a word.
+    prompt = forms.CharField(
+        label="As asked",
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=f"At most {PROMPT_MAX_LENGTH:,} characters.",
+    )
     outline = forms.CharField(
-        label="Sample answer outline", widget=forms.Textarea(attrs={"rows": 5})
+        label="Sample answer outline",
+        widget=forms.Textarea(attrs={"rows": 5}),
+        help_text=f"At most {OUTLINE_MAX_LENGTH:,} characters.",
     )
     rubric = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 7}),
-        help_text="One item per line, starting core:, strong: or red flag:. "
-        "Leave it empty to derive the rubric from the outline.",
+        help_text="One item per line, starting core:, strong: or red flag:, each at most "
+        f"{RUBRIC_ITEM_MAX_LENGTH:,} characters. "
+        "Leave it empty to derive the rubric from the outline, one item per sentence.",
     )
     follow_ups = forms.CharField(
         label="Follow-ups to expect",
         required=False,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="One per line.",
+        help_text=f"One per line, each at most {FOLLOW_UP_MAX_LENGTH:,} characters.",
     )
     competencies = forms.ModelMultipleChoiceField(
         queryset=Competency.objects.order_by("slug"),

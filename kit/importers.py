@@ -9,7 +9,10 @@ Three formats are understood, told apart by their content:
   {"questions": [{"role", "title", "prompt", "outline", "follow_ups", "rubric",
   "competencies", "levels", "minutes", "scale_max", "status"}]}.
 
-Nothing here touches the database: `kit.services.questions_import` writes.
+Nothing here touches the database: `kit.services.questions_import` writes. It also
+holds each question to the bank's limits (kit.models: a prompt of at most 5,000
+characters, an outline 10,000, a follow-up 1,000, a rubric item 500, a title 120, names
+on one line), naming the line of the part that breaks one; the records keep those lines.
 """
 
 import json
@@ -49,6 +52,15 @@ class QuestionRecord:
     minutes: int = DEFAULT_MINUTES
     scale_max: int = DEFAULT_SCALE_MAX
     status: str = "active"
+    # Where each part starts, so a problem found later (a text over its length limit, a
+    # name with a line break) names its own line: "prompt", "title", "role",
+    # "follow_ups.N", "rubric.N", "competencies.N" (N counts from 1).
+    lines: dict[str, int] = field(default_factory=dict)
+
+    def line_of(self, part: str, item: int | None = None) -> int:
+        """Return the line `part` (its `item`-th entry, if given) starts on, else the record's."""
+        key = f"{part}.{item}" if item is not None else part
+        return self.lines.get(key, self.lines.get(part, self.line))
 
 
 @dataclass
@@ -134,12 +146,18 @@ def _parse_plain_text(path: str, text: str) -> ParsedFile:
             )
         if not outline.strip():
             raise ImportProblem(path, block["outline_line"], "'Sample answer outline' is empty")
+        lines = {"prompt": block["line"], "outline": block["outline_line"]}
+        if "follow_ups_line" in block:
+            lines["follow_ups"] = block["follow_ups_line"]
+        for n, line in enumerate(block["follow_up_lines"], start=1):
+            lines[f"follow_ups.{n}"] = line
         records.append(
             QuestionRecord(
                 line=block["line"],
                 prompt=prompt,
                 outline=" ".join(outline.split()),
                 follow_ups=[" ".join(f.split()) for f in block["follow_ups"]],
+                lines=lines,
             )
         )
 
@@ -151,7 +169,13 @@ def _parse_plain_text(path: str, text: str) -> ParsedFile:
             if name == "prompt":
                 if block is not None:
                     finish(block)
-                block = {"line": number, "prompt": [], "outline": [[]], "follow_ups": []}
+                block = {
+                    "line": number,
+                    "prompt": [],
+                    "outline": [[]],
+                    "follow_ups": [],
+                    "follow_up_lines": [],
+                }
             elif block is None:
                 raise ImportProblem(path, number, f"'{line.strip()}' before any 'As asked' block")
             elif f"{name}_line" in block:
@@ -177,6 +201,7 @@ def _parse_plain_text(path: str, text: str) -> ParsedFile:
                 if not bullet.group(1).strip():
                     raise ImportProblem(path, number, "empty follow-up bullet")
                 block["follow_ups"].append(bullet.group(1).strip())
+                block["follow_up_lines"].append(number)
             elif block["follow_ups"] and raw[:1].isspace():
                 block["follow_ups"][-1] += " " + line.strip()
             else:
@@ -354,6 +379,7 @@ def _record(path: str, item: _Located) -> QuestionRecord:
         line=item.line,
         prompt=_text(path, fields["prompt"], "'prompt'"),
         outline=_text(path, fields["outline"], "'outline'"),
+        lines={name: value.line for name, value in fields.items()},
     )
     if "role" in fields:
         record.role = _text(path, fields["role"], "'role'")
@@ -362,9 +388,11 @@ def _record(path: str, item: _Located) -> QuestionRecord:
     if "follow_ups" in fields:
         items = _want(path, fields["follow_ups"], list, "'follow_ups'")
         record.follow_ups = [_text(path, f, "a follow-up") for f in items]
+        record.lines.update({f"follow_ups.{n}": f.line for n, f in enumerate(items, start=1)})
     if "rubric" in fields:
         record.rubric = []
-        for entry in _want(path, fields["rubric"], list, "'rubric'"):
+        for n, entry in enumerate(_want(path, fields["rubric"], list, "'rubric'"), start=1):
+            record.lines[f"rubric.{n}"] = entry.line
             parts = _want(path, entry, dict, "a rubric item")
             extra = sorted(set(parts) - {"text", "kind"})
             if extra:
@@ -381,6 +409,7 @@ def _record(path: str, item: _Located) -> QuestionRecord:
     if "competencies" in fields:
         items = _want(path, fields["competencies"], list, "'competencies'")
         record.competencies = [_text(path, c, "a competency") for c in items]
+        record.lines.update({f"competencies.{n}": c.line for n, c in enumerate(items, start=1)})
     if "levels" in fields:
         levels = _want(path, fields["levels"], dict, "'levels'")
         extra = sorted(set(levels) - {"min", "max"})

@@ -1,10 +1,26 @@
 from django.conf import settings
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
+
+from core.validators import validate_one_line
+
+# How long a question's texts may be, in characters. Each is several times the longest
+# in the starter bank and the seed document (prompt 366, outline 1,509, follow-up 176,
+# rubric item 115), so no real question comes near, while a pasted document or a
+# hostile client cannot make a kit that no one can read out or tick in an interview:
+# * a prompt is read out as asked: 5,000 characters is about five minutes of speech;
+# * an outline is the interviewer's notes on a good answer, up to about two pages;
+# * a follow-up is one question, a rubric item one point an interviewer ticks.
+# The title is a heading (its column is 120 characters wide).
+TITLE_MAX_LENGTH = 120
+PROMPT_MAX_LENGTH = 5_000
+OUTLINE_MAX_LENGTH = 10_000
+FOLLOW_UP_MAX_LENGTH = 1_000
+RUBRIC_ITEM_MAX_LENGTH = 500
 
 
 class Role(models.Model):
-    name = models.CharField(max_length=120, unique=True)
+    name = models.CharField(max_length=120, unique=True, validators=[validate_one_line])
     description = models.TextField(blank=True)
 
     class Meta:
@@ -17,9 +33,9 @@ class Role(models.Model):
 class Level(models.Model):
     """One rung of the ladder; `rank` orders it (L3 < L4 < ...)."""
 
-    name = models.CharField(max_length=20, unique=True)
+    name = models.CharField(max_length=20, unique=True, validators=[validate_one_line])
     rank = models.PositiveSmallIntegerField(unique=True)
-    title = models.CharField(max_length=60, blank=True)
+    title = models.CharField(max_length=60, blank=True, validators=[validate_one_line])
 
     class Meta:
         ordering = ["rank"]
@@ -30,7 +46,7 @@ class Level(models.Model):
 
 class Competency(models.Model):
     slug = models.SlugField(max_length=60, unique=True)
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[validate_one_line])
     description = models.TextField(blank=True)
 
     class Meta:
@@ -50,7 +66,7 @@ class Question(models.Model):
         RETIRED = "retired"
 
     role = models.ForeignKey(Role, on_delete=models.PROTECT, related_name="questions")
-    title = models.CharField(max_length=120)
+    title = models.CharField(max_length=TITLE_MAX_LENGTH, validators=[validate_one_line])
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     competencies = models.ManyToManyField(Competency, blank=True, related_name="questions")
     # An open end (null) means the range is unbounded on that side.
@@ -93,8 +109,10 @@ class QuestionVersion(models.Model):
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
-    prompt = models.TextField()
-    outline = models.TextField()
+    # Limits as validators, not TextField(max_length=...): that would only size form
+    # widgets, and changing it rebuilds the table on SQLite; validators cost no DDL.
+    prompt = models.TextField(validators=[MaxLengthValidator(PROMPT_MAX_LENGTH)])
+    outline = models.TextField(validators=[MaxLengthValidator(OUTLINE_MAX_LENGTH)])
     minutes = models.PositiveSmallIntegerField(
         default=15, validators=[MinValueValidator(1), MaxValueValidator(240)]
     )
@@ -126,7 +144,7 @@ class RubricItem(models.Model):
         RED_FLAG = "red_flag", "red flag"
 
     version = models.ForeignKey(QuestionVersion, on_delete=models.CASCADE, related_name="rubric")
-    text = models.TextField()
+    text = models.TextField(validators=[MaxLengthValidator(RUBRIC_ITEM_MAX_LENGTH)])
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CORE)
     order = models.PositiveSmallIntegerField()
 
@@ -144,7 +162,7 @@ class FollowUp(models.Model):
     version = models.ForeignKey(
         QuestionVersion, on_delete=models.CASCADE, related_name="follow_ups"
     )
-    text = models.TextField()
+    text = models.TextField(validators=[MaxLengthValidator(FOLLOW_UP_MAX_LENGTH)])
     order = models.PositiveSmallIntegerField()
 
     class Meta:
@@ -162,7 +180,7 @@ class LoopTemplate(models.Model):
 
     role = models.ForeignKey(Role, on_delete=models.PROTECT, related_name="loop_templates")
     level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="loop_templates")
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[validate_one_line])
 
     class Meta:
         ordering = ["role_id", "level__rank"]
@@ -177,7 +195,7 @@ class LoopTemplate(models.Model):
 class LoopSlot(models.Model):
     template = models.ForeignKey(LoopTemplate, on_delete=models.CASCADE, related_name="slots")
     order = models.PositiveSmallIntegerField()
-    title = models.CharField(max_length=120)
+    title = models.CharField(max_length=120, validators=[validate_one_line])
     competencies = models.ManyToManyField(Competency, blank=True, related_name="+")
     minutes = models.PositiveSmallIntegerField(
         validators=[MinValueValidator(5), MaxValueValidator(240)]

@@ -2,7 +2,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.validators import validate_one_line
 from kit.models import (
+    FOLLOW_UP_MAX_LENGTH,
+    OUTLINE_MAX_LENGTH,
+    PROMPT_MAX_LENGTH,
+    RUBRIC_ITEM_MAX_LENGTH,
+    TITLE_MAX_LENGTH,
     Competency,
     FollowUp,
     Level,
@@ -110,8 +116,13 @@ class QuestionDetailSerializer(QuestionListSerializer):
         fields = [*QuestionListSerializer.Meta.fields, "current", "versions"]
 
 
+# The limits below are the models' (kit.models, where they are explained), repeated
+# here so the schema documents them and a refusal names the very item; the services
+# enforce them for every other way in.
+
+
 class RubricInputSerializer(serializers.Serializer):
-    text = serializers.CharField(max_length=1000)
+    text = serializers.CharField(max_length=RUBRIC_ITEM_MAX_LENGTH)
     kind = serializers.ChoiceField(choices=RubricItem.Kind.choices, default=RubricItem.Kind.CORE)
 
 
@@ -126,10 +137,12 @@ class LevelRangeInputSerializer(serializers.Serializer):
 
 class QuestionInputSerializer(serializers.Serializer):
     role = NamedRelatedField(slug_field="name", queryset=Role.objects.all())
-    title = serializers.CharField(max_length=120)
-    prompt = serializers.CharField()
-    outline = serializers.CharField()
-    follow_ups = serializers.ListField(child=serializers.CharField(), default=list)
+    title = serializers.CharField(max_length=TITLE_MAX_LENGTH, validators=[validate_one_line])
+    prompt = serializers.CharField(max_length=PROMPT_MAX_LENGTH)
+    outline = serializers.CharField(max_length=OUTLINE_MAX_LENGTH)
+    follow_ups = serializers.ListField(
+        child=serializers.CharField(max_length=FOLLOW_UP_MAX_LENGTH), default=list
+    )
     rubric = RubricInputSerializer(many=True, required=False, default=list)
     competencies = NamedRelatedField(
         slug_field="slug", queryset=Competency.objects.all(), many=True, default=list
@@ -188,7 +201,7 @@ class LoopTemplateSerializer(serializers.ModelSerializer):
 
 
 class LoopSlotInputSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=120)
+    title = serializers.CharField(max_length=120, validators=[validate_one_line])
     minutes = serializers.IntegerField(min_value=5, max_value=240)
     competencies = serializers.ListField(child=serializers.SlugField(), default=list)
     question_count = serializers.IntegerField(min_value=1, max_value=10, default=2)
@@ -198,5 +211,5 @@ class LoopSlotInputSerializer(serializers.Serializer):
 class LoopTemplateInputSerializer(serializers.Serializer):
     role = NamedRelatedField(slug_field="name", queryset=Role.objects.all())
     level = NamedRelatedField(slug_field="name", queryset=Level.objects.all())
-    name = serializers.CharField(max_length=120)
+    name = serializers.CharField(max_length=120, validators=[validate_one_line])
     slots = LoopSlotInputSerializer(many=True, allow_empty=False)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.utils.text import slugify
 
 from config.exceptions import ApplicationError
@@ -59,6 +59,79 @@ def content_of(version: QuestionVersion) -> Content:
     )
 
 
+@dataclass(frozen=True)
+class TextProblem:
+    """One question text over its length limit (kit.models): the field, and for
+    follow-ups and rubric items which one (from 1)."""
+
+    field: str
+    item: int | None
+    message: str
+
+
+def _refusals(model: type[models.Model], name: str, value: str) -> list[str]:
+    """Return the messages of the model field's own validators for `value`."""
+    model_field = model._meta.get_field(name)
+    assert isinstance(model_field, models.Field)  # a concrete column, not a relation
+    try:
+        model_field.run_validators(value)
+    except ValidationError as error:
+        return error.messages
+    return []
+
+
+def content_problems(content: Content) -> list[TextProblem]:
+    """Return every text of `content` over its limit, in the order a writer reads them.
+
+    The limits are the model fields' validators (kit.models), so this and a
+    full_clean() can never disagree. A rubric left to be derived from the outline
+    has one item per sentence, so a sentence longer than a rubric item may be is
+    the outline's problem.
+    """
+    problems = [
+        TextProblem(name, None, message)
+        for name in ("prompt", "outline")
+        for message in _refusals(QuestionVersion, name, getattr(content, name))
+    ]
+    problems += [
+        TextProblem("follow_ups", n, message)
+        for n, text in enumerate(content.follow_ups, start=1)
+        for message in _refusals(FollowUp, "text", text)
+    ]
+    if content.rubric:
+        problems += [
+            TextProblem("rubric", n, message)
+            for n, (text, _) in enumerate(content.rubric, start=1)
+            for message in _refusals(RubricItem, "text", text)
+        ]
+    elif not any(p.field == "outline" for p in problems):
+        for item in derive_rubric(content.outline):
+            for message in _refusals(RubricItem, "text", item.text):
+                problems.append(
+                    TextProblem(
+                        "outline",
+                        None,
+                        f"Each sentence becomes a rubric item, and “{item.text[:40]}…” is "
+                        f"too long for one: {message} Split the sentence, or write the rubric.",
+                    )
+                )
+    return problems
+
+
+_ITEM_LABELS = {"follow_ups": "Follow-up", "rubric": "Rubric item"}
+
+
+def content_check(content: Content) -> None:
+    """Refuse content with a text over its limit, naming the field as the editor and the
+    API call it (prompt, outline, follow_ups, rubric), and the item."""
+    errors: dict[str, list[str]] = {}
+    for problem in content_problems(content):
+        label = f"{_ITEM_LABELS[problem.field]} {problem.item}: " if problem.item else ""
+        errors.setdefault(problem.field, []).append(label + problem.message)
+    if errors:
+        raise ValidationError(errors)
+
+
 @dataclass
 class Meta:
     """The unversioned part of a question: how it is found and filed."""
@@ -103,6 +176,7 @@ def check_level_range(
 def question_create(
     *, role: Role, meta: Meta, content: Content, by: User | None = None
 ) -> Question:
+    content_check(content)
     check_level_range(meta.min_level, meta.max_level)
     question = Question(
         role=role,
@@ -135,6 +209,8 @@ def question_update(
     interview and rating keeps the text and rubric it was given against.
     """
     changed = False
+    if content is not None:
+        content_check(content)
     if meta is not None:
         check_level_range(meta.min_level, meta.max_level)
         status_before = question.status
@@ -283,25 +359,83 @@ def derive_title(prompt: str, *, words: int = 9) -> str:
     return title[:120]
 
 
-def _resolve_role(name: str, roles: dict[str, Role]) -> Role:
+def _resolve_role(name: str, roles: dict[str, Role], path: str, record: QuestionRecord) -> Role:
     key = name.casefold()
     if key not in roles:
-        existing = Role.objects.filter(name__iexact=name).first()
-        roles[key] = existing or Role.objects.create(name=name)
+        role = Role.objects.filter(name__iexact=name).first()
+        if role is None:
+            role = Role(name=name)
+            try:
+                role.full_clean()
+            except ValidationError as exc:
+                raise ImportProblem(
+                    path, record.line_of("role"), f"role: {'; '.join(exc.messages)}"
+                ) from None
+            role.save()
+        roles[key] = role
     return roles[key]
 
 
-def _resolve_competencies(slugs: list[str], path: str, line: int) -> list[Competency]:
+def _resolve_competencies(path: str, record: QuestionRecord) -> list[Competency]:
     found = []
-    for raw in slugs:
+    for n, raw in enumerate(record.competencies, start=1):
         slug = slugify(raw)
+        line = record.line_of("competencies", n)
         if not slug:
             raise ImportProblem(path, line, f"competency '{raw}' has no letters or digits")
-        competency, _ = Competency.objects.get_or_create(
-            slug=slug, defaults={"name": raw.replace("-", " ").capitalize()}
-        )
+        competency = Competency.objects.filter(slug=slug).first()
+        if competency is None:
+            competency = Competency(slug=slug, name=raw.replace("-", " ").capitalize())
+            try:
+                competency.full_clean(validate_unique=False)  # no such slug: looked up above
+            except ValidationError as exc:
+                raise ImportProblem(path, line, f"competency: {'; '.join(exc.messages)}") from None
+            competency.save()
         found.append(competency)
     return found
+
+
+# What each part of a question is called in the file it came from.
+_STRUCTURED_PARTS = {
+    "title": "'title'",
+    "prompt": "'prompt'",
+    "outline": "'outline'",
+    "follow_ups": "follow-up {n}",
+    "rubric": "rubric item {n}",
+}
+_PLAIN_PARTS = {
+    "prompt": "'As asked'",
+    "outline": "'Sample answer outline'",
+    "follow_ups": "follow-up {n} under 'Expect these follow-ups'",
+    # A plain-text question has no title of its own: it is made from the prompt.
+    "title": "the title made from 'As asked'",
+}
+
+
+def _import_problem(
+    path: str, record: QuestionRecord, part: str, item: int | None, message: str, *, plain: bool
+) -> ImportProblem:
+    """Return the problem with `part` (its `item`-th entry) of a record, at its own line."""
+    parts = _PLAIN_PARTS if plain else _STRUCTURED_PARTS
+    if part == "title" and not record.title:
+        part_line = record.line_of("prompt")
+        label = _PLAIN_PARTS["title"] if plain else "the title made from 'prompt'"
+    else:
+        part_line = record.line_of(part, item)
+        label = parts[part].format(n=item)
+    return ImportProblem(path, part_line, f"{label}: {message}")
+
+
+def _import_refusal(
+    path: str, record: QuestionRecord, error: ValidationError, *, plain: bool
+) -> ImportProblem:
+    """Return a service's refusal of a record as an import problem, at the line of the
+    part it names where the file has one."""
+    if hasattr(error, "error_dict"):
+        for part, messages in error.message_dict.items():
+            if part in _STRUCTURED_PARTS:
+                return _import_problem(path, record, part, None, messages[0], plain=plain)
+    return ImportProblem(path, record.line, "; ".join(error.messages))
 
 
 def _resolve_level(
@@ -357,7 +491,7 @@ def questions_import(
             raise ImportProblem(
                 path, record.line, "question has no role (add 'role' or use --role)"
             )
-        role = _resolve_role(name, roles)
+        role = _resolve_role(name, roles, path, record)
         existing = _find_existing(role, record)
         content = Content(
             prompt=record.prompt,
@@ -367,12 +501,31 @@ def questions_import(
             follow_ups=tuple(record.follow_ups),
             rubric=tuple(record.rubric or ()),
         )
+        if existing is not None and not structured:
+            assert existing.current is not None  # set with the question
+            current = content_of(existing.current)
+            # Keep a lead's rubric edits and timing unless the outline itself changed.
+            keep = current.outline == content.outline
+            content = Content(
+                content.prompt,
+                content.outline,
+                current.minutes,
+                current.scale_max,
+                content.follow_ups,
+                current.rubric if keep else (),
+            )
+        # The services refuse these too; checked here first to name the line of the
+        # very follow-up or rubric item that is too long.
+        for problem in content_problems(content)[:1]:
+            raise _import_problem(
+                path, record, problem.field, problem.item, problem.message, plain=not structured
+            )
         meta = None
         if structured:
             meta = Meta(
                 title=record.title or (existing.title if existing else derive_title(record.prompt)),
                 status=record.status,
-                competencies=_resolve_competencies(record.competencies, path, record.line),
+                competencies=_resolve_competencies(path, record),
                 min_level=_resolve_level(record.level_min, levels, path, record.line),
                 max_level=_resolve_level(record.level_max, levels, path, record.line),
             )
@@ -383,28 +536,14 @@ def questions_import(
                     meta.title = _unique_title(role, meta.title)
                 question_create(role=role, meta=meta, content=content, by=by)
                 result.created += 1
+            elif question_update(question=existing, meta=meta, content=content, by=by):
+                result.updated += 1
             else:
-                if not structured:
-                    assert existing.current is not None  # set with the question
-                    current = content_of(existing.current)
-                    # Keep a lead's rubric edits and timing unless the outline itself changed.
-                    keep = current.outline == content.outline
-                    content = Content(
-                        content.prompt,
-                        content.outline,
-                        current.minutes,
-                        current.scale_max,
-                        content.follow_ups,
-                        current.rubric if keep else (),
-                    )
-                if question_update(question=existing, meta=meta, content=content, by=by):
-                    result.updated += 1
-                else:
-                    result.unchanged += 1
+                result.unchanged += 1
         except ApplicationError as exc:
             raise ImportProblem(path, record.line, exc.message) from None
         except ValidationError as exc:
-            raise ImportProblem(path, record.line, "; ".join(exc.messages)) from None
+            raise _import_refusal(path, record, exc, plain=not structured) from None
         result.follow_ups += len(content.follow_ups)
         if progress:
             progress(index)

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_date, parse_datetime
+
+from core.validators import validate_one_line
 
 REQUIRED = ("candidate", "interviewer", "question", "rating")
 OPTIONAL = ("recommendation", "decision", "interviewed_at")
@@ -140,6 +143,22 @@ def read_rows(
 # ValueError saying what is wrong. Both import paths go through these.
 
 
+def _one_line(column: str, text: str) -> str:
+    try:
+        validate_one_line(text)
+    except ValidationError as exc:
+        raise ValueError(f"{column}: {exc.messages[0]}") from None
+    return text
+
+
+def candidate_name(text: str) -> str:
+    return _one_line("candidate", text)[:CANDIDATE_LENGTH]
+
+
+def question_title(text: str) -> str:
+    return _one_line("question", text)[:QUESTION_LENGTH]
+
+
 def interviewer_name(text: str) -> str:
     if not USERNAME.match(text):
         raise ValueError(
@@ -202,8 +221,9 @@ def _row(
         if not get(name):
             raise ValueError(f"{path}:{line}: '{name}' is empty")
     try:
+        candidate = candidate_name(get("candidate"))
         interviewer = interviewer_name(get("interviewer"))
-        question = get("question")
+        question = question_title(get("question"))
         scale = scale_max_for(question)
         rating = rating_value(get("rating"))
         if not 1 <= rating <= scale:
@@ -215,9 +235,9 @@ def _row(
         raise ValueError(f"{path}:{line}: {exc}") from None
     return Row(
         line=line,
-        candidate=get("candidate")[:CANDIDATE_LENGTH],
+        candidate=candidate,
         interviewer=interviewer,
-        question=question[:QUESTION_LENGTH],
+        question=question,
         rating=rating,
         recommendation=recommendation,
         decision=decision,

@@ -8,6 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from core.permissions import INTERVIEWER
 from interviews import services as interview_services
 from interviews.models import Candidate
 from kit import services as kit_services
@@ -54,7 +55,7 @@ def fifty_drafts() -> tuple[Role, list[Scorecard]]:
     )
     interview = loop.interviews.get()
     item = interview.questions.get()
-    panel = [make_user(f"panel-{n}") for n in range(50)]
+    panel = [make_user(f"panel-{n}", INTERVIEWER) for n in range(50)]
     interview_services.interview_update(interview=interview, interviewers=panel)
     cards = []
     for n, user in enumerate(panel):

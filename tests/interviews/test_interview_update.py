@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config.exceptions import ApplicationError
+from core.permissions import INTERVIEWER
 from interviews import services
 from interviews.models import Loop, Panelist
 from tests.conftest import at_once, client_for, make_user, need
@@ -53,12 +54,13 @@ def test_it_sets_the_panel_the_shadow_and_the_time(
 
 def test_it_replaces_the_previous_panel(recruiter, interviewer, other_interviewer, interviews):
     first = interviews[0]
+    pia = make_user("pia", INTERVIEWER, first_name="Pia")
     put(recruiter, first, body(interviewer, shadow=other_interviewer))
-    response = put(recruiter, first, body(other_interviewer, recruiter))
+    response = put(recruiter, first, body(other_interviewer, pia))
     assert response.status_code == 200
     assert list(first.panel.values_list("user__username", "is_shadow")) == [
         ("omar", False),
-        ("rita", False),
+        ("pia", False),
     ]
 
 

@@ -7,10 +7,11 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
+from core.permissions import INTERVIEWER
 from interviews import services
 from interviews.models import Interview, Loop
 from kit.services import SlotData, loop_template_save
-from tests.conftest import client_for
+from tests.conftest import client_for, make_user
 from tests.factories import CompetencyFactory, make_question
 from tests.interviews.helpers import level
 
@@ -23,8 +24,9 @@ def fresh(user: User) -> User:
 
 
 @pytest.fixture
-def busy(world, recruiter, interviewer, other_interviewer) -> list[Loop]:
-    """12 candidates with an L5 loop each; Ines and Omar on every interview, Rita shadowing."""
+def busy(world, interviewer, other_interviewer) -> list[Loop]:
+    """12 candidates with an L5 loop each; Ines and Omar on every interview, Sam shadowing."""
+    sam = make_user("sam", INTERVIEWER, first_name="Sam")
     loops = []
     start = timezone.now() + timedelta(days=1)
     for n in range(LOOPS):
@@ -37,7 +39,7 @@ def busy(world, recruiter, interviewer, other_interviewer) -> list[Loop]:
             services.interview_update(
                 interview=interview,
                 interviewers=[interviewer, other_interviewer],
-                shadow=recruiter,
+                shadow=sam,
                 scheduled_start=begins,
                 scheduled_end=begins + timedelta(minutes=45),
             )

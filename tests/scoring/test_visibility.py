@@ -17,13 +17,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.core import mail
 from django.db import connection
 from django.http import Http404
 from django.test import Client
 
 from config.exceptions import ApplicationError
+from core.permissions import INTERVIEWER
 from interviews.models import Interview, Panelist
 from interviews.selectors import my_interviews
 from scoring import visibility
@@ -185,6 +186,9 @@ def world(
 ) -> World:
     """The loop of the module docstring, with the subject seated as the row says."""
     subject = request.getfixturevalue(row.persona)  # Ines, Leo or Rita (tests/conftest.py)
+    if row.seat != "none":
+        # Only members of the Interviewers group sit on panels: Leo and Rita interview too.
+        subject.groups.add(Group.objects.get(name=INTERVIEWER))
     first = {
         "interviewer": Seat(interviewers=[subject, other_interviewer]),
         "shadow": Seat(interviewers=[other_interviewer], shadow=subject),

@@ -75,9 +75,9 @@ def set_based_import(
         for values in seen.values():
             values.sort(key=lambda pair: pair[1])
 
-        candidates = _codes(seen["candidate"], lambda t: t[: importers.CANDIDATE_LENGTH])
+        candidates = _codes(seen["candidate"], importers.candidate_name)
         interviewers = _codes(seen["interviewer"], importers.interviewer_name)
-        titles = _codes(seen["question"], lambda t: t[: importers.QUESTION_LENGTH])
+        titles = _codes(seen["question"], importers.question_title)
         keys: dict[str, str] = {}  # casefolded title -> title as first written
         for title in titles.names:
             keys.setdefault(title.casefold(), title)

@@ -235,7 +235,6 @@ HEAD = "candidate,interviewer,question,rating\n"
 @pytest.mark.parametrize(
     ("content", "names", "ratings"),
     [
-        (HEAD + '"Ada\nByron",kim,Q,3\n', ["Ada\nByron"], 1),  # a quoted line break
         (HEAD + "Ada,kim,Q,3\n\nBo,kim,Q,2\n", ["Ada", "Bo"], 2),  # a blank line
         (HEAD + "Ada,kim,Q,3\n,,,\n", ["Ada"], 1),  # an empty row
     ],
@@ -254,6 +253,25 @@ def test_the_exact_path_takes_what_is_not_one_row_per_line(
     assert QuestionRating.objects.count() == ratings
 
 
+def test_a_quoted_line_break_in_a_name_is_refused_on_the_line_it_ends(
+    paths: list[str], tmp_path: Path
+) -> None:
+    Role.objects.create(name=ROLE)
+    path = tmp_path / "odd.csv"
+    path.write_text(HEAD + 'Bo,kim,Q,2\n"Ada\nByron",kim,Q,3\n', encoding="utf-8")
+    before = counts()
+
+    with pytest.raises(CommandError) as failure:
+        import_scorecards(path, "--role", ROLE)
+
+    assert paths == ["set-based", "exact"]
+    assert str(failure.value) == (
+        f"{path}:4: candidate: Names are one line of text: remove the line break (U+000A)"
+        " at character 4."
+    )
+    assert counts() == before
+
+
 @pytest.mark.parametrize(
     ("row", "message"),
     [
@@ -262,6 +280,7 @@ def test_the_exact_path_takes_what_is_not_one_row_per_line(
         (("Ada", "kim", "Q", "3"), "kim already rated 'Q' for Ada"),
         (("Ada", "no way", "Q", "3"), "interviewer 'no way' is not a valid username"),
         (("", "kim", "Q", "3"), "'candidate' is empty"),
+        (("Ada\u2028Byron", "kim", "Q", "3"), "candidate: Names are one line of text"),
     ],
 )
 def test_a_problem_found_by_sql_is_named_by_the_exact_path(

@@ -330,6 +330,15 @@ GOOD = ("Ada Byron", "kim", "Sharding a model", "3", "yes", "hire", "2024-03-01"
             ("Bo", "kim", "Q", "3", "", "", "2024-02-30"),
             "interviewed_at '2024-02-30' is not a date (YYYY-MM-DD[ HH:MM])",
         ),
+        (
+            ("Bo\u2028Bcc: x", "kim", "Q", "3", "", "", ""),
+            "candidate: Names are one line of text: remove the line separator (U+2028) at"
+            " character 3.",
+        ),
+        (
+            ("Bo", "kim", "Ring\tallreduce", "3", "", "", ""),
+            "question: Names are one line of text: remove the tab (U+0009) at character 5.",
+        ),
         (("Bo", "kim", "Q", "3", "", ""), "expected 7 fields, found 6"),
         (("Bo", "kim", "Q", "3", "", "", "", "extra"), "expected 7 fields, found 8"),
         (GOOD, "kim already rated 'Sharding a model' for Ada Byron"),
