@@ -72,6 +72,9 @@ class IdFilter(django_filters.NumberFilter):
 
 class LoopFilter(django_filters.FilterSet):
     candidate = IdFilter(field_name="candidate_id", help_text="Candidate id.")
+    # The status the caller sees (selectors.loops_visible_to), so a blind panelist
+    # cannot learn from a filter what the field hides.
+    status = django_filters.ChoiceFilter(field_name="status_seen", choices=Loop.Status.choices)
 
     class Meta:
         model = Loop

@@ -4,7 +4,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import Case, Count, F, FilteredRelation, Min, Prefetch, Q, QuerySet, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    FilteredRelation,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    When,
+)
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -146,10 +158,15 @@ def candidate_list() -> QuerySet[Candidate]:
 
 
 def loops_visible_to(user: Viewer) -> QuerySet[Loop]:
-    loops = Loop.objects.select_related("candidate", "role", "level")
+    """Return the loops the user may see, each with `status_seen`: its status as they
+    may read it (scoring.visibility.status_seen)."""
+    loops = Loop.objects.select_related("candidate", "role", "level").annotate(
+        status_seen=visibility.loop_status_seen(user)
+    )
     if is_recruiter(user):
         return loops
-    return loops.filter(interviews__panel__user=user).distinct()  # type: ignore[misc]
+    seat = Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user.pk)
+    return loops.filter(Exists(seat))
 
 
 ASSIGNED_QUESTIONS = Prefetch(
@@ -164,11 +181,13 @@ PANEL = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
 
 def loop_list(*, user: Viewer) -> QuerySet[Loop]:
     """Return loops for the list page: the ones needing attention first, then by date."""
+    # By the status the user sees: a blind panelist's list must not reorder itself
+    # as co-panelists submit.
     urgency = Case(
-        When(status=Loop.Status.DEBRIEF, then=0),
-        When(status=Loop.Status.IN_PROGRESS, then=1),
-        When(status=Loop.Status.SCHEDULED, then=2),
-        When(status=Loop.Status.DRAFT, then=3),
+        When(status_seen=Loop.Status.DEBRIEF, then=0),
+        When(status_seen=Loop.Status.IN_PROGRESS, then=1),
+        When(status_seen=Loop.Status.SCHEDULED, then=2),
+        When(status_seen=Loop.Status.DRAFT, then=3),
         default=4,
     )
     return (

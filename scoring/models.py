@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from interviews.models import Interview, InterviewQuestion
+from interviews.models import Interview, InterviewQuestion, Loop
 from kit.models import FollowUp, Level, QuestionVersion, Role, RubricItem
 
 
@@ -98,12 +98,30 @@ class Amendment(models.Model):
     reason = models.TextField()
     before = models.JSONField()
     after = models.JSONField()
+    # Made after its author first read the panel's other cards (FeedbackRead): the
+    # change may echo what they read, and the debrief says so.
+    after_reading = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["scorecard_id", "at", "id"]
 
     def __str__(self) -> str:
         return f"Amendment of {self.scorecard} by {self.by}"
+
+
+class FeedbackRead(models.Model):
+    """When a panelist first read the other scorecards of a loop (its debrief, or the
+    cards through the API), so that an amendment made later is marked as such."""
+
+    loop = models.ForeignKey(Loop, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["loop", "user"], name="one_first_read")]
+
+    def __str__(self) -> str:
+        return f"{self.user} read loop {self.loop_id} at {self.at:%Y-%m-%d %H:%M}"
 
 
 class CalibrationJob(models.Model):

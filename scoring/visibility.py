@@ -31,6 +31,10 @@ Further rules of the same table:
 * "A hire" says whether the seat's card holds up a hire and the loop's move to
   debrief; "calibration" whether the card's ratings are counted in calibration
   statistics and the debrief's severity-adjusted score.
+* A blind reader sees a loop's status no finer than "scheduled" or "decided":
+  "in progress" and "debrief" step as co-panelists submit.
+* A user's own calibration figures leave out every loop where they are blind,
+  so they do not move when a co-panelist's card lands there.
 * Recruiters read every submitted card of every loop; calibration leads and
   interviewers only those of loops where they hold seats and are not blind.
 
@@ -40,8 +44,9 @@ where the facts are already in hand.
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from core.permissions import Viewer, is_recruiter
 from interviews.models import Loop, Panelist
@@ -81,6 +86,14 @@ def counts(*, shadow: bool, done: bool) -> bool:
     return done and not shadow
 
 
+def status_seen(*, status: str, blind: bool) -> str:
+    """Return the loop status as a reader sees it: a blind one sees "scheduled" until
+    the loop is decided."""
+    if blind and status != Loop.Status.DECIDED:
+        return Loop.Status.SCHEDULED
+    return status
+
+
 # --- the rule, as queries ------------------------------------------------------------------
 
 
@@ -99,6 +112,20 @@ def own_card_status(user: Viewer) -> Subquery:
     ("draft" or "submitted"), or None before they start one."""
     own = Scorecard.objects.filter(interview=OuterRef("pk"), interviewer=user.pk)
     return Subquery(own.values("status")[:1])
+
+
+def loop_status_seen(user: Viewer) -> Case | F:
+    """An expression for a Loop queryset: the loop's status as `user` sees it
+    (`status_seen`): blind where they hold a seat not yet done, recruiters never."""
+    if is_recruiter(user):
+        return F("status")
+    open_seat = Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user.pk).exclude(
+        seat_done()
+    )
+    return Case(
+        When(Q(status=Loop.Status.DECIDED) | ~Exists(open_seat), then=F("status")),
+        default=Value(Loop.Status.SCHEDULED),
+    )
 
 
 def seat_done_sql(seat: str) -> str:
@@ -164,6 +191,20 @@ def readable_anywhere(*, user: Viewer) -> Q:
     open_loops = seats.exclude(seat_done()).values("interview__loop")
     unblinded = seats.exclude(interview__loop__in=open_loops).values("interview__loop")
     return own | Q(status=SUBMITTED, interview__loop__in=unblinded)
+
+
+def open_seat_loops(loops: dict[str, Any], user: Viewer | None = None) -> dict[int, frozenset[int]]:
+    """Return {user id: the loops, of those matching the Loop filters `loops`, where
+    they hold a seat not yet done}: the loops where they are blind (a recruiter is
+    not, but leaving their open loops out of their own figures hides nothing they
+    could not read). Only `user`'s when given."""
+    seats = Panelist.objects.filter(**{f"interview__loop__{k}": v for k, v in loops.items()})
+    if user is not None:
+        seats = seats.filter(user=user.pk)
+    found: dict[int, set[int]] = {}
+    for user_id, loop_id in seats.exclude(seat_done()).values_list("user", "interview__loop"):
+        found.setdefault(user_id, set()).add(loop_id)
+    return {user_id: frozenset(loop_ids) for user_id, loop_ids in found.items()}
 
 
 def seats_holding_up_hire(loop: Loop | int) -> QuerySet[Panelist]:

@@ -59,7 +59,7 @@ class CalibrationLatestView(APIView):
         snapshot = selectors.latest_snapshot(role=role, level=level)
         if snapshot is None:
             raise NotFound("No calibration has been computed for this scope yet.")
-        return Response(selectors.result_visible_to(user=request.user, result=snapshot.result))
+        return Response(selectors.result_visible_to(user=request.user, snapshot=snapshot))
 
 
 class CalibrationHistoryView(APIView):

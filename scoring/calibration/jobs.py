@@ -8,6 +8,7 @@ data.
 import datetime
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from django.utils import timezone
 from interviews.models import Candidate
 from interviews.selectors import exposure
 from kit.models import Level, Question, Role, RubricItem
+from scoring import visibility
 from scoring.calibration import stats
 from scoring.calibration.ratings import Ratings, _codes, _in_scope, load_ratings, watermark
 from scoring.models import CalibrationSnapshot, QuestionRating
@@ -36,14 +38,39 @@ def compute(
     report = progress or (lambda pct, stage: None)
     report(5, "reading ratings")
     data = load_ratings(role, level) if data is None else data
+    report(35, "computing statistics")
+    body, codes = summarise(data)
+    report(80, "naming results")
+    _name(body, codes, role, level)
+    body["inputs"]["scorecards"] = data.scorecards
+    body["scope"] = {"role": role.name, "level": level.name if level else None}
+    report(90, "rows for interviewers still blind")
+    body["own_rows"] = own_rows(data, role=role, level=level, rows=body["interviewers"])
+    return body
+
+
+@dataclass(frozen=True)
+class Codes:
+    """The ids behind a body's codes, and how often each question was asked."""
+
+    candidate: np.ndarray
+    interviewer: np.ndarray
+    question: np.ndarray
+    asked: np.ndarray
+
+
+def summarise(
+    data: Ratings, bootstrap_resamples: int | None = None
+) -> tuple[dict[str, Any], Codes]:
+    """Return the statistics of `data` (codes, not names, in its rows) and the ids of its codes."""
     candidate_ids, c_code = _codes(data.candidate)
     interviewer_ids, i_code = _codes(data.interviewer)
     question_ids, q_code = _codes(data.question)
     _, l_code = _codes(data.loop)
-    report(35, "computing statistics")
     decision = _candidate_decisions(c_code, l_code, data.decision, len(candidate_ids))
     scale = np.full(len(question_ids), np.nan)
     scale[q_code] = data.scale_max
+    extra = {} if bootstrap_resamples is None else {"bootstrap_resamples": bootstrap_resamples}
     body = stats.summarise(
         c_code,
         i_code,
@@ -56,13 +83,10 @@ def compute(
         n_interviewers=len(interviewer_ids),
         n_questions=len(question_ids),
         scale_max=scale,
+        **extra,
     )
-    report(80, "naming results")
     asked = np.bincount(q_code, minlength=len(question_ids))
-    _name(body, candidate_ids, interviewer_ids, question_ids, asked, role, level)
-    body["inputs"]["scorecards"] = data.scorecards
-    body["scope"] = {"role": role.name, "level": level.name if level else None}
-    return body
+    return body, Codes(candidate_ids, interviewer_ids, question_ids, asked)
 
 
 def _candidate_decisions(
@@ -82,25 +106,17 @@ def _candidate_decisions(
     return np.append(per_loop, np.nan)[first]
 
 
-def _name(
-    body: dict[str, Any],
-    candidate_ids: np.ndarray,
-    interviewer_ids: np.ndarray,
-    question_ids: np.ndarray,
-    asked: np.ndarray,
-    role: Role,
-    level: Level | None,
-) -> None:
+def _name(body: dict[str, Any], codes: Codes, role: Role, level: Level | None) -> None:
     """Replace codes with names and add what only the database knows (hit rates, exposure)."""
-    users = dict(User.objects.filter(pk__in=interviewer_ids.tolist()).values_list("pk", "username"))
-    for row in body["interviewers"]:
-        row["interviewer_id"] = int(interviewer_ids[row["interviewer"]])
-        row["interviewer"] = users[row["interviewer_id"]]
+    candidate_ids, question_ids, asked = codes.candidate, codes.question, codes.asked
+    name_interviewers(body["interviewers"], codes.interviewer)
     # The scope's loops name its candidates: a join, not tens of thousands of ids in the SQL.
     loops = {"loops__role": role} if level is None else {"loops__role": role, "loops__level": level}
     names = dict(Candidate.objects.filter(**loops).values_list("pk", "name").order_by())
     for row in body["candidates"]:
-        row["candidate"] = names[int(candidate_ids[row["candidate"]])]
+        # The id too: erasure renames the candidate's rows in stored snapshots by it.
+        row["candidate_id"] = int(candidate_ids[row["candidate"]])
+        row["candidate"] = names[row["candidate_id"]]
     qids = question_ids.tolist()
     titles = dict(Question.objects.filter(pk__in=qids).values_list("pk", "title"))
     icc = body["reliability"].get("icc")
@@ -119,6 +135,59 @@ def _name(
         row["rubric_hit_rates"] = hits.get(qid, {})
         last_30, last_90 = seen.get(qid, (0, 0))
         row["exposure"] = {"last_30_days": last_30, "last_90_days": last_90}
+
+
+def name_interviewers(rows: list[dict[str, Any]], interviewer_ids: np.ndarray) -> None:
+    """Give interviewer rows their user's id and username in place of the code."""
+    users = dict(User.objects.filter(pk__in=interviewer_ids.tolist()).values_list("pk", "username"))
+    for row in rows:
+        row["interviewer_id"] = int(interviewer_ids[row["interviewer"]])
+        row["interviewer"] = users[row["interviewer_id"]]
+
+
+def own_rows(
+    data: Ratings, *, role: Role, level: Level | None, rows: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Return, per user still blind in loops of the scope, the interviewer row they read.
+
+    A blind panelist's own figures must not move when a co-panelist's card lands,
+    or their leniency would give the co-panelists' ratings back. So for each user
+    with an open seat (see scoring.visibility):
+
+    1. the loops where they are blind are left out of the ratings;
+    2. the statistics are computed again over the rest (once per distinct set of
+       loops: co-panelists blind in the same loop share the run), without the
+       alpha bootstrap, which no interviewer row uses;
+    3. their row from that run is kept, with the loops it leaves out (`blind_in`),
+       so a reader can tell when the row was computed before they took a seat.
+
+    Keys are user ids as text (JSON objects have text keys); `row` is None when
+    nothing of theirs is left.
+    """
+    blind_in = visibility.open_seat_loops(loop_scope(role, level))
+    present = set(np.unique(data.loop).tolist())
+    by_set: dict[frozenset[int], dict[int, dict[str, Any]]] = {}
+    mine = {row["interviewer_id"]: row for row in rows}
+    out: dict[str, dict[str, Any]] = {}
+    for user_id, loops in sorted(blind_in.items()):
+        left_out = loops & present
+        if not left_out:
+            row = mine.get(user_id)
+        else:
+            if left_out not in by_set:
+                body, codes = summarise(data.without_loops(left_out), bootstrap_resamples=0)
+                name_interviewers(body["interviewers"], codes.interviewer)
+                by_set[left_out] = {r["interviewer_id"]: r for r in body["interviewers"]}
+            row = by_set[left_out].get(user_id)
+        if row is not None and not row["ratings"]:
+            row = None
+        out[str(user_id)] = {"blind_in": sorted(loops), "row": row}
+    return out
+
+
+def loop_scope(role: Role, level: Level | None) -> dict[str, Any]:
+    """Return the filters of a Loop queryset for the scope's loops."""
+    return {"role": role} if level is None else {"role": role, "level": level}
 
 
 def rubric_hit_rates(

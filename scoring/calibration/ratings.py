@@ -6,8 +6,9 @@ columns, for the statistics.
 """
 
 import datetime
+import hashlib
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from django.db import connection
 from django.db.models import BigIntegerField, Case, Count, F, Max, Q, QuerySet, Value, When
 from django.db.models.functions import Cast
 
+from interviews.models import Panelist
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
 from scoring.models import QuestionRating, Scorecard
@@ -62,17 +64,39 @@ def watermarks(role: Role) -> Watermarks:
     computes from exactly the ratings its watermarks describe, read once.
     Elsewhere, one aggregate query.
     """
+    seats = _seat_marks(role)
     if connection.vendor != "postgresql":
         rows = _watermark_rows(role, None)
-        marks = Watermarks({row["level"]: _mark(row) for row in rows})
+        marks = Watermarks({row["level"]: _mark(row, seats) for row in rows})
     else:
         read = _read(role, None)
         rows = read.watermark_rows()
-        marks = Watermarks({row["level"]: _mark(row) for row in rows})
+        marks = Watermarks({row["level"]: _mark(row, seats) for row in rows})
         marks.read = read
         _reads[role.pk] = read
-    marks[None] = _mark(_total(rows))
+    marks[None] = _mark({**_total(rows), "level": None}, seats)
     return marks
+
+
+def _seat_marks(role: Role, level: Level | None = None) -> dict[int | None, str]:
+    """Return per level (None: the whole role) a digest of its open seats: who is
+    blind in which loop. Each snapshot's own rows (jobs.own_rows) leave those loops
+    out, so a seat taken or done must change the watermark, as a rating does."""
+    seats = Panelist.objects.filter(interview__loop__role=role).exclude(visibility.seat_done())
+    if level is not None:
+        seats = seats.filter(interview__loop__level=level)
+    found: dict[int | None, list[tuple[int, int]]] = {None: []}
+    rows = seats.values_list("interview__loop__level", "interview__loop", "user").order_by()
+    for level_id, loop_id, user_id in rows:
+        found.setdefault(level_id, []).append((loop_id, user_id))
+        found[None].append((loop_id, user_id))
+    return {key: _digest(sorted(pairs)) for key, pairs in found.items()}
+
+
+def _digest(pairs: list[tuple[int, int]]) -> str:
+    if not pairs:
+        return "-"
+    return hashlib.sha256(repr(pairs).encode()).hexdigest()[:16]
 
 
 def _total(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -119,14 +143,17 @@ EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _POSTGRES_EPOCH_MICROSECONDS = 946_684_800_000_000
 
 
-def _mark(row: Mapping[str, Any]) -> str:
+def _mark(row: Mapping[str, Any], seats: Mapping[int | None, str]) -> str:
     parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
+    parts.append(seats.get(row["level"], "-"))
     return "|".join(_text(part) for part in parts)
 
 
 def watermark(role: Role, level: Level | None = None) -> str:
-    """Return a string that changes whenever the inputs of the scope change (one query)."""
-    return _mark(_total(_watermark_rows(role, level)))
+    """Return a string that changes whenever the inputs of the scope change: its
+    ratings, and who is blind in which of its loops (two queries)."""
+    total = {**_total(_watermark_rows(role, level)), "level": level.pk if level else None}
+    return _mark(total, _seat_marks(role, level))
 
 
 def _text(value: object) -> str:
@@ -158,7 +185,13 @@ class Ratings:
         """Return the ratings of one level (all of them for None)."""
         if level is None:
             return self
-        keep = self.level == level.pk
+        return self._where(self.level == level.pk)
+
+    def without_loops(self, loops: Iterable[int]) -> "Ratings":
+        """Return the ratings of every loop but `loops`."""
+        return self._where(~np.isin(self.loop, list(loops)))
+
+    def _where(self, keep: np.ndarray) -> "Ratings":
         return Ratings(**{name: getattr(self, name)[keep] for name in COLUMNS})
 
 

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 
 from core.permissions import Viewer, is_lead
 from kit.models import Level, Role, RubricItem
+from scoring import visibility
 from scoring.calibration import stats
 from scoring.models import (
     CalibrationExercise,
@@ -126,28 +127,93 @@ def for_dashboard(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "questions": rows, "candidates": candidates}
 
 
-def result_visible_to(*, user: Viewer, result: dict[str, Any]) -> dict[str, Any]:
+def result_visible_to(
+    *, user: Viewer, snapshot: CalibrationSnapshot, blind_in: frozenset[int] | None = None
+) -> dict[str, Any]:
     """Return what of a snapshot the user may see: all for leads; for anyone else
-    their own interviewer row (matched by user id, never by a username that may
-    have changed hands), the scope, the definitions and the day it was computed.
+    their own interviewer row (see `own_row`), the scope, the definitions and the
+    day it was computed.
 
     Nothing role-wide reaches a non-lead: no reliability figures, model, input
     counts, watermark or exact time, each of which steps when a co-panelist's
-    card lands and so tells a blind panelist that (and when) it did.
+    card lands and so tells a blind panelist that (and when) it did. A lead who
+    is blind in a loop of the scope reads as a non-lead does until their cards
+    there are in: the panel's figures count that loop's cards. `blind_in`, the
+    loops of the scope where the user is blind, is read unless given (blind_loops).
     """
-    if is_lead(user):
-        return result
-    mine = [r for r in result.get("interviewers", []) if r.get("interviewer_id") == user.pk]
-    visible = {
+    result = snapshot.result
+    if blind_in is None:
+        blind_in = blind_loops(user=user, snapshot=snapshot)
+    if is_lead(user) and not blind_in:
+        return {key: value for key, value in result.items() if key != "own_rows"}
+    row, held_back = own_row(user=user, snapshot=snapshot, blind_in=blind_in)
+    visible: dict[str, Any] = {
         "scope": result.get("scope"),
         "computed_at": str(result.get("computed_at", ""))[:10] or None,  # the day only
-        "interviewers": mine if user.is_authenticated else [],
+        "interviewers": [row] if row else [],
         "questions": [],
         "candidates": [],
     }
+    if is_lead(user):
+        visible["note"] = LEAD_BLIND
+    elif held_back:
+        visible["note"] = OWN_ROW_HELD_BACK
     if "definitions" in result:
         visible["definitions"] = result["definitions"]
     return visible
+
+
+LEAD_BLIND = (
+    "You hold a seat in this scope whose scorecard is not in: until it is, you see only"
+    " your own row, as every panelist does, since the panel's figures count the other"
+    " cards of that loop."
+)
+OWN_ROW_HELD_BACK = (
+    "Your own figures are held back until the next calibration run: you hold a seat"
+    " whose scorecard is not in, taken since the last run."
+)
+
+
+def blind_loops(*, user: Viewer, snapshot: CalibrationSnapshot) -> frozenset[int]:
+    """Return the loops of the snapshot's scope where the user is blind (one query)."""
+    if not user.is_authenticated:
+        return frozenset()
+    seats = visibility.open_seat_loops(_loops_of(snapshot), user=user)
+    return seats.get(user.pk, frozenset())
+
+
+def _loops_of(snapshot: CalibrationSnapshot) -> dict[str, Any]:
+    scope: dict[str, Any] = {"role": snapshot.role_id}
+    if snapshot.level_id is not None:
+        scope["level"] = snapshot.level_id
+    return scope
+
+
+def own_row(
+    *, user: Viewer, snapshot: CalibrationSnapshot, blind_in: frozenset[int]
+) -> tuple[dict[str, Any] | None, bool]:
+    """Return (the user's own interviewer row, whether it is held back), given the
+    loops of the scope where they are blind now.
+
+    The row is matched by user id only, never by a username that may have changed
+    hands. Where the user was blind when the snapshot was computed, its `own_rows`
+    holds their row computed without those loops; a row computed before they took
+    a seat they are blind in now would count that loop, so it is held back until a
+    run that knows the seat (a seat taken changes the watermark: ratings.watermark).
+    """
+    if not user.is_authenticated:
+        return None, False
+    entry = snapshot.result.get("own_rows", {}).get(str(user.pk))
+    if entry is not None:
+        row = entry["row"]
+    else:
+        rows = snapshot.result.get("interviewers", [])
+        row = next((r for r in rows if r.get("interviewer_id") == user.pk), None)
+    if row is None:
+        return None, False  # no ratings of theirs counted then: nothing to hold back
+    if not blind_in <= set(entry["blind_in"] if entry else ()):
+        return None, True
+    return row, False
 
 
 def calibration_job_get(*, pk: int) -> CalibrationJob:

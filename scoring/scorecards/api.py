@@ -1,3 +1,4 @@
+from collections.abc import Sequence
 from typing import Any
 
 import django_filters
@@ -48,6 +49,15 @@ def _ratings(data: dict[str, Any]) -> list[services.RatingInput]:
     ]
 
 
+def _read(request: Request, cards: Sequence[Scorecard]) -> None:
+    """Record the loops whose other panelists' cards the caller is shown."""
+    me = request.user.pk
+    services.feedback_read(
+        user=request.user,
+        loop_ids=[card.interview.loop_id for card in cards if card.interviewer_id != me],
+    )
+
+
 class ScorecardFilter(django_filters.FilterSet):
     interview = IdFilter(field_name="interview_id", help_text="Interview id.")
 
@@ -73,10 +83,13 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def list(self, request: Request) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         assert page is not None  # every list is paginated (REST_FRAMEWORK settings)
+        _read(request, page)
         return self.get_paginated_response(selectors.scorecard_documents(page))
 
     def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(selectors.scorecard_document(self.get_object()))
+        card = self.get_object()
+        _read(request, [card])
+        return Response(selectors.scorecard_document(card))
 
     def _own(self, pk: str) -> Scorecard:
         return selectors.own_scorecard_get(user=self.request.user, pk=int(pk))
@@ -159,7 +172,11 @@ class DebriefView(APIView):
 
     @extend_schema(responses={200: DebriefSerializer})
     def get(self, request: Request, pk: int) -> Response:
-        return Response(selectors.debrief_document(user=request.user, pk=pk))
+        document = selectors.debrief_document(user=request.user, pk=pk)
+        me = request.user.get_username()
+        if any(card["interviewer"] != me for card in document["scorecards"]):
+            services.feedback_read(user=request.user, loop_ids=[pk])
+        return Response(document)
 
 
 class DecisionView(APIView):

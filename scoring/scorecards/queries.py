@@ -251,11 +251,12 @@ def ticks_of_ratings(ids: Sequence[int]) -> list[Row]:
 
 def amendments_of_cards(ids: Sequence[int]) -> list[Row]:
     """Return the cards' amendments, oldest first, as (card, id, by username, at,
-    reason, before, after)."""
+    reason, before, after, after reading)."""
     return sql.rows(
         f"""
         SELECT a.{AMENDMENT.scorecard}, a.{AMENDMENT.id}, u.{USER.username}, a.{AMENDMENT.at},
-               a.{AMENDMENT.reason}, a.{AMENDMENT.before}, a.{AMENDMENT.after}
+               a.{AMENDMENT.reason}, a.{AMENDMENT.before}, a.{AMENDMENT.after},
+               a.{AMENDMENT.after_reading}
           FROM {AMENDMENT.table} a
           JOIN {USER.table} u ON u.{USER.id} = a.{AMENDMENT.by}
          WHERE a.{AMENDMENT.scorecard} IN ({sql.marks(ids)})

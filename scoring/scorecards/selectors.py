@@ -154,6 +154,17 @@ class Debrief:
     unstaffed: list[Interview] = field(default_factory=list)  # no interviewer yet
     # Recruiters see the panel's mean adjusted for severity (scoring/templatetags).
     adjustable: bool = False
+    reader: int | None = None
+
+    @property
+    def reads_others(self) -> bool:
+        """Whether the reader sees another panelist's card (services.feedback_read)."""
+        return any(row.scorecard.interviewer_id != self.reader for row in self.rows)
+
+    @property
+    def status_seen(self) -> str:
+        """The loop's status as the reader may see it (visibility.status_seen)."""
+        return visibility.status_seen(status=self.loop.status, blind=self.blind)
 
     @property
     def scorecards(self) -> list[Scorecard]:
@@ -245,7 +256,7 @@ def debrief(*, user: Viewer, loop: Loop) -> Debrief:
     return Debrief(
         loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending,
         unstaffed=unstaffed,
-        adjustable=is_recruiter(user),
+        adjustable=is_recruiter(user), reader=user.pk,
     )  # fmt: skip
 
 
@@ -313,7 +324,7 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
     submitted = [card.pk for card in cards if card.is_submitted]
     if submitted:
         rows = queries.amendments_of_cards(submitted)
-        for card, pk, by, at, reason, before, after in rows:
+        for card, pk, by, at, reason, before, after, after_reading in rows:
             amendments[card].append(
                 {
                     "id": pk,
@@ -322,6 +333,7 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
                     "reason": reason,
                     "before": _json(before),
                     "after": _json(after),
+                    "after_reading": bool(after_reading),
                 }
             )
     return [
@@ -384,7 +396,7 @@ def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
             "candidate": candidate,
             "role": role,
             "level": level,
-            "status": status,
+            "status": visibility.status_seen(status=status, blind=blind),
             "decision": decision,
             "decision_rationale": rationale,
             "decided_by": decided_by,

@@ -1,7 +1,8 @@
 """Writes for scorecards, the loop's debrief and decision, and reminders."""
 
 import logging
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from config.exceptions import ApplicationError, Conflict
 from core import sql
+from core.permissions import Viewer
 from core.services import audit_event_record as audit
 from interviews.models import Interview, Loop, Panelist
 from kit.models import Role
@@ -23,11 +25,15 @@ from scoring import visibility
 from scoring.calibration.services import calibration_request
 from scoring.models import (
     Amendment,
+    FeedbackRead,
     Scorecard,
 )
 from scoring.scorecards import queries, selectors
 
 log = logging.getLogger(__name__)
+
+# A submitted card rates at least this share of its interview's questions.
+MIN_RATED_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -250,6 +256,12 @@ def scorecard_save_draft(
 
 
 def _check_complete(scorecard: Scorecard) -> None:
+    """Refuse a card that is not complete: every question rated or marked not asked
+    with a reason, at least half of them rated (MIN_RATED_SHARE), a recommendation.
+
+    The half is what keeps a placeholder card (every question "not asked") from
+    ending its author's blindness: submitting opens the panel's feedback.
+    """
     # One query: each of the interview's questions with the card's rating of it, if any.
     rows = queries.ratings_of_interview(
         scorecard_id=scorecard.pk, interview_id=scorecard.interview_id
@@ -264,6 +276,14 @@ def _check_complete(scorecard: Scorecard) -> None:
         raise ApplicationError(
             "Rate every question or mark it not asked before submitting: "
             + "; ".join(f"'{t}'" for t in missing)
+        )
+    rated = sum(rating is not None for _, _, rating, _, _ in rows)
+    needed = math.ceil(len(rows) * MIN_RATED_SHARE)
+    if rated < needed:
+        raise ApplicationError(
+            f"Rate at least half of the questions ({needed} of {len(rows)}; {rated} rated):"
+            " a scorecard with most questions not asked says too little to open the"
+            " panel's feedback to you."
         )
     if not scorecard.recommendation:
         raise ApplicationError("Choose an overall recommendation before submitting.")
@@ -324,12 +344,32 @@ def scorecard_amend(
     after = selectors.scorecard_as_dict(selectors.own_scorecard_get(user=by, pk=scorecard.pk))
     if before == after:
         raise ApplicationError("The amendment changes nothing.")
+    loop_id = scorecard.interview.loop_id
+    after_reading = FeedbackRead.objects.filter(loop=loop_id, user=by).exists()
     amendment = Amendment.objects.create(
-        scorecard=scorecard, by=by, reason=reason.strip(), before=before, after=after
-    )
-    audit(actor=by, action="scorecard.amended", target=str(current), reason=reason.strip())
+        scorecard=scorecard, by=by, reason=reason.strip(), before=before, after=after,
+        after_reading=after_reading,
+    )  # fmt: skip
+    audit(
+        # By id: the candidate's name stays out of the log (erasure has less to find).
+        actor=by, action="scorecard.amended", target=f"scorecard {scorecard.pk}",
+        reason=reason.strip(), after_reading=after_reading, loop=loop_id,
+    )  # fmt: skip
     calibration_request(role=scorecard.interview.loop.role)
     return amendment
+
+
+def feedback_read(*, user: Viewer, loop_ids: Iterable[int]) -> None:
+    """Record that the user read other panelists' scorecards of these loops; only the
+    first read of each loop is kept. One query, whatever the number of loops.
+
+    Anyone's reads count, recruiters' too: a recruiter with a seat who read the
+    panel's cards before writing their own has read the debrief as much as anyone.
+    """
+    loops = sorted(set(loop_ids))
+    if user.is_authenticated and loops:
+        reads = [FeedbackRead(loop_id=loop, user_id=user.pk) for loop in loops]
+        FeedbackRead.objects.bulk_create(reads, ignore_conflicts=True)
 
 
 # --- loops ------------------------------------------------------------------------------
@@ -369,7 +409,7 @@ def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     loop.decided_at = timezone.now()
     loop.status = Loop.Status.DECIDED
     loop.save()
-    audit(actor=by, action="loop.decided", target=str(loop), decision=decision)
+    audit(actor=by, action="loop.decided", target=f"loop {loop.pk}", decision=decision)
     calibration_request(role=loop.role)
     return loop
 
@@ -419,6 +459,8 @@ def reminders_send(*, now: datetime | None = None) -> int:
        beat or worker processes running at once send one email per interval.
     3. The claim commits before the email goes out: a crash after it skips one
        reminder rather than sending duplicates.
+    4. A seat whose email cannot be sent (a header the mail library refuses, the
+       mail server refusing it) is logged and skipped; the run goes on.
     """
     now = now or timezone.now()
     after = timedelta(hours=settings.SCORECARD_REMINDER_AFTER_HOURS)
@@ -434,13 +476,23 @@ def reminders_send(*, now: datetime | None = None) -> int:
         claimed = Panelist.objects.filter(pk=seat.pk).filter(due).update(reminded_at=now) == 1
         if not claimed or not seat.user.email:
             continue
-        context = {"seat": seat, "interview": seat.interview, "site_url": settings.SITE_URL}
-        send_mail(
-            subject=render_to_string("emails/scorecard_reminder_subject.txt", context).strip(),
-            message=render_to_string("emails/scorecard_reminder_body.txt", context),
-            html_message=render_to_string("emails/scorecard_reminder_body.html", context),
-            from_email=None,
-            recipient_list=[seat.user.email],
-        )
+        try:
+            _remind(seat)
+        except (ValueError, OSError) as exc:  # BadHeaderError is a ValueError; SMTP, OSError
+            log.warning("Reminder for seat %s (interview %s) not sent: %s",
+                        seat.pk, seat.interview_id, exc)  # fmt: skip
+            continue
         sent += 1
     return sent
+
+
+def _remind(seat: Panelist) -> None:
+    context = {"seat": seat, "interview": seat.interview, "site_url": settings.SITE_URL}
+    subject = render_to_string("emails/scorecard_reminder_subject.txt", context)
+    send_mail(
+        subject=" ".join(subject.split()),  # one line, whatever the names in it hold
+        message=render_to_string("emails/scorecard_reminder_body.txt", context),
+        html_message=render_to_string("emails/scorecard_reminder_body.html", context),
+        from_email=None,
+        recipient_list=[seat.user.email],
+    )

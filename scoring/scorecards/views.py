@@ -127,11 +127,14 @@ def debrief(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("scoring:debrief", loop.pk)
         except ApplicationError as exc:
             messages.error(request, exc.message)
+    debrief = selectors.debrief(user=request.user, loop=loop)
+    if debrief.reads_others:
+        services.feedback_read(user=request.user, loop_ids=[loop.pk])
     return render(
         request,
         "scoring/debrief.html",
         {
-            "debrief": selectors.debrief(user=request.user, loop=loop),
+            "debrief": debrief,
             "loop": loop,
             "decisions": Loop.Decision.choices,
             "can_decide": is_recruiter(request.user) and loop.status != Loop.Status.DECIDED,

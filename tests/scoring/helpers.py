@@ -264,6 +264,7 @@ def card_json(card: Scorecard) -> dict[str, Any]:
                 "reason": a.reason,
                 "before": a.before,
                 "after": a.after,
+                "after_reading": a.after_reading,
             }
             for a in Amendment.objects.filter(scorecard=card).select_related("by")
         ],

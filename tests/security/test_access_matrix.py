@@ -249,12 +249,17 @@ SUBMITTED = (NOTE["ines"], SUMMARY["ines"], NOTE["pia"], SUMMARY["pia"])
 READS_CARDS_OF = {"ines": {"ines", "pia"}, "rita": {"ines", "pia"}}
 
 
-def forbidden(persona: str) -> tuple[str, ...]:
-    """Strings that must not appear in any response the persona gets."""
+# A candidate's data export holds everything held about them, drafts included: the
+# recruiter answering a data-access request reads them there and nowhere else.
+EXPORTS = {"scoring:candidate-export", "candidate-export"}
+
+
+def forbidden(persona: str, endpoint: str = "") -> tuple[str, ...]:
+    """Strings that must not appear in any response the persona gets from `endpoint`."""
     words: tuple[str, ...] = ()
     if persona != "rita":
         words += CONTACT  # contact details: recruiters only
-    if persona != "omar":
+    if persona != "omar" and not (persona == "rita" and endpoint in EXPORTS):
         words += OMAR_DRAFT  # a draft: its author only
     if persona not in READS_CARDS_OF:
         words += SUBMITTED  # blind (Omar, Sam) or not on the loop (Olga, Leo)
@@ -431,9 +436,10 @@ def _dicts(value: Any) -> Iterator[dict[str, Any]]:
             yield from _dicts(inner)
 
 
-def leaks(persona: str, outcome: Outcome) -> list[str]:
+def leaks(persona: str, outcome: Outcome, endpoint: str = "") -> list[str]:
     """What the persona read and should not have: forbidden strings, others' scorecards."""
-    found = [f"contains {word!r}" for word in forbidden(persona) if word in outcome.body]
+    words = forbidden(persona, endpoint)
+    found = [f"contains {word!r}" for word in words if word in outcome.body]
     readable = READS_CARDS_OF.get(persona, set()) | {persona}
     for value in _dicts(_json(outcome.body)):
         if not isinstance(value.get("interviewer"), str):
@@ -486,7 +492,9 @@ def run_matrix(
                 problems.append(f"{where}: {outcome.status} {outcome.error}")
             elif expected is not None and outcome.status != expected[column]:
                 problems.append(f"{where}: expected {expected[column]}, got {outcome.status}")
-            problems += [f"{where}: leak: {leak}" for leak in leaks(persona, outcome)]
+            problems += [
+                f"{where}: leak: {leak}" for leak in leaks(persona, outcome, endpoint.name)
+            ]
             problems += [f"{where}: {wrong}" for wrong in bad_redirect(persona, endpoint, outcome)]
     return problems, sent
 

@@ -195,7 +195,7 @@ def test_an_interviewer_sees_only_their_own_row(
         if other != "ines":
             assert other not in html
     assert "Candidate 001" not in html
-    assert "Only your own row is shown." in html
+    assert "Only your own row is shown, and it leaves out every loop where a scorecard" in html
     # Nothing role-wide: each figure steps when a co-panelist's card lands.
     assert "Krippendorff" not in html and "G(q,k)" not in html and "Inputs:" not in html
     assert "Recalculate now" not in html
@@ -249,8 +249,9 @@ def test_the_dashboard_makes_a_fixed_number_of_queries_for_a_large_panel(
     # 10. the interviewers' full names (the snapshot keeps usernames)
     # 11. the roles for the filter
     # 12. the levels for the filter
+    # 13. the lead's open seats in the scope's loops (blind leads read their own row only)
     # Nothing per interviewer, candidate or question: the rows come from the snapshot JSON.
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):
         response = client.get(DASHBOARD, {"role": role.pk})
     assert response.status_code == 200
     assert len(tables(response.content.decode())["Interviewers"]) == 1 + panel
@@ -466,6 +467,6 @@ def test_an_unknown_table_or_a_scope_without_snapshot_is_a_404(
     signed_in(client, lead)
     l3 = Level.objects.get(name="L3")
 
-    assert client.get(EXPORT, {"role": calibrated.role.pk, "table": "salaries"}).status_code == 404
+    assert client.get(EXPORT, {"role": calibrated.role.pk, "table": "salaries"}).status_code == 400
     assert client.get(EXPORT, {"role": calibrated.role.pk, "level": l3.pk}).status_code == 404
     assert not AuditEvent.objects.exists()

@@ -98,11 +98,13 @@ def reference_marks(role: Role) -> dict[int | None, str]:
     }
     rated = QuestionRating.objects.filter(calibration._in_scope(role, None))
     per_level = rated.values("scorecard__interview__loop__level_id").annotate(**mark).order_by()
+    seats = calibration._seat_marks(role)
     marks: dict[int | None, str] = {}
     for row in per_level:
-        marks[row["scorecard__interview__loop__level_id"]] = calibration._mark(row)
+        level = row["scorecard__interview__loop__level_id"]
+        marks[level] = calibration._mark({**row, "level": level}, seats)
     whole = rated.aggregate(**mark)
-    marks[None] = calibration._mark(whole)
+    marks[None] = calibration._mark({**whole, "level": None}, seats)
     return marks
 
 

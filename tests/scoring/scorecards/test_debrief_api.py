@@ -79,9 +79,12 @@ def test_a_blind_interviewer_sees_only_her_own_draft(
     response = get(interviewer, panel.loop)
 
     assert response.status_code == 200
-    # Who has submitted stays hidden too: every other seat reads as pending.
+    # Who has submitted stays hidden too: every other seat reads as pending, and the
+    # loop reads as scheduled (not "in progress", which the submissions made it).
+    panel.loop.refresh_from_db()
+    assert panel.loop.status == "in_progress"
     assert response.json() == {
-        "loop": loop_json(panel.loop),
+        "loop": {**loop_json(panel.loop), "status": "scheduled"},
         "blind": True,
         "scorecards": [card_json(own)],
         "pending": [
@@ -160,17 +163,18 @@ def test_it_reads_a_debrief_in_a_fixed_number_of_queries(
     # Recruiter: 1 loop (candidate, role, level, decided_by joined), 2 seats (users
     # joined, each with whether it is submitted), 3 persona groups (on no seat here),
     # 4 scorecards (interviewer, interview joined), 5 ratings (item, question, version
-    # joined), 6 rubric items checked and follow-ups asked (one UNION), 7 amendments.
+    # joined), 6 rubric items checked and follow-ups asked (one UNION), 7 amendments,
+    # 8 the record that she read the panel's cards (one INSERT that keeps the first read).
     rita = fresh("rita")
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         read(rita, 6)
     small, big = fresh("rita"), fresh("rita")
-    assert count_queries(lambda: read(small, 2)) == count_queries(lambda: read(big, 6)) == 7
+    assert count_queries(lambda: read(small, 2)) == count_queries(lambda: read(big, 6)) == 8
 
-    # An interviewer who has submitted: 6, the same less the persona groups. Her seats
-    # let her in, and she owes nothing, so she reads it all whatever her persona.
+    # An interviewer who has submitted: 7, the same less the persona groups.
+    # Her seats let her in, and she owes nothing, so she reads it all whatever her persona.
     panelist = fresh("6-panelist-1")
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         read(panelist, 6)
     small, big = fresh("2-panelist-1"), fresh("6-panelist-1")
-    assert count_queries(lambda: read(small, 2)) == count_queries(lambda: read(big, 6)) == 6
+    assert count_queries(lambda: read(small, 2)) == count_queries(lambda: read(big, 6)) == 7

@@ -73,7 +73,11 @@ def test_a_recruiter_records_the_decision(
         "pending": [{"username": "sam", "interview": first.pk, "is_shadow": True}],
     }
     event = AuditEvent.objects.get(action="loop.decided")
-    assert (event.actor, event.target, event.data) == (recruiter, str(loop), {"decision": "hire"})
+    assert (event.actor, event.target, event.data) == (
+        recruiter,
+        f"loop {loop.pk}",
+        {"decision": "hire"},
+    )
 
 
 def test_a_recruiter_records_a_no_hire(debriefed: Loop, recruiter: User) -> None:

@@ -689,12 +689,15 @@ def test_it_reads_the_cards_amendments_oldest_first(world: World) -> None:
         expected = list(
             Amendment.objects.filter(scorecard__in=ids)
             .order_by("scorecard_id", "at", "id")
-            .values_list("scorecard_id", "id", "by__username", "at", "reason", "before", "after")
-        )
+            .values_list(
+                "scorecard_id", "id", "by__username", "at", "reason", "before", "after",
+                "after_reading",
+            )
+        )  # fmt: skip
 
         rows = [
-            (card, pk, by, sql.aware(at), reason, decoded(before), decoded(after))
-            for card, pk, by, at, reason, before, after in queries.amendments_of_cards(ids)
+            (card, pk, by, sql.aware(at), reason, decoded(before), decoded(after), bool(read))
+            for card, pk, by, at, reason, before, after, read in queries.amendments_of_cards(ids)
         ]
 
         assert rows == expected, ids

@@ -67,6 +67,7 @@ def test_it_records_who_when_why_and_the_card_before_and_after(
         "reason": REASON,
         "before": before_card,
         "after": as_dict(card),
+        "after_reading": False,
     }
     assert amendment.before["recommendation"] == "yes"
     assert amendment.after["recommendation"] == "no"
@@ -79,7 +80,11 @@ def test_it_records_who_when_why_and_the_card_before_and_after(
         "Weaker than I wrote.",
     )
     event = AuditEvent.objects.get(action="scorecard.amended")
-    assert (event.actor, event.target, event.data) == (interviewer, str(card), {"reason": REASON})
+    assert (event.actor, event.target, event.data) == (
+        interviewer,
+        f"scorecard {card.pk}",
+        {"reason": REASON, "after_reading": False, "loop": first.loop_id},
+    )
 
 
 def test_it_shows_the_amendment_on_the_debrief_api(
@@ -101,6 +106,7 @@ def test_it_shows_the_amendment_on_the_debrief_api(
             "reason": REASON,
             "before": amendment.before,
             "after": amendment.after,
+            "after_reading": False,
         }
     ]
 
