@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core import mail
 from django.db import connection
 
-from interviews.models import Panelist
+from interviews.models import Candidate, Panelist
 from scoring.scorecards import services
 from scoring.tasks import reminders_task
 from tests.conftest import need
@@ -183,6 +183,36 @@ def test_it_skips_an_interviewer_without_an_email_address(overdue: Built, pia: U
 
     assert services.reminders_send(now=due_at(overdue)) == 2
     assert [to for to, _ in sent()] == ["ines@example.com", "omar@example.com"]
+
+
+def test_a_seat_whose_email_fails_is_logged_and_skipped_and_the_run_goes_on(
+    overdue: Built, pia: User, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An address with a line break: the mail library refuses the header outright.
+    User.objects.filter(pk=pia.pk).update(email="pia@example.com\nBcc: everyone@example.com")
+    seat = Panelist.objects.get(user=pia)
+
+    with caplog.at_level("WARNING", logger="scoring.scorecards.services"):
+        count = services.reminders_send(now=due_at(overdue))
+
+    assert count == 2
+    assert [to for to, _ in sent()] == ["ines@example.com", "omar@example.com"]
+    (record,) = caplog.records
+    assert record.getMessage().startswith(
+        f"Reminder for seat {seat.pk} (interview {seat.interview_id}) not sent: "
+    )
+
+
+def test_a_candidate_name_with_a_line_break_still_gets_a_one_line_subject(
+    overdue: Built,
+) -> None:
+    # Names written before names were one line (core.validators) may hold a break.
+    Candidate.objects.filter(pk=overdue.loop.candidate_id).update(name="Casey\nQuinn")
+
+    assert services.reminders_send(now=due_at(overdue)) == 3
+    assert {subject for _, subject in sent()} == {
+        f"Scorecard overdue: {i.title} with Casey Quinn" for i in overdue.interviews
+    }
 
 
 def test_the_beat_task_sends_the_overdue_reminders_once(overdue: Built) -> None:
