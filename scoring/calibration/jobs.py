@@ -22,6 +22,7 @@ from interviews.selectors import exposure
 from kit.models import Level, Question, Role, RubricItem
 from scoring import visibility
 from scoring.calibration import stats
+from scoring.calibration.definitions import DEFINITIONS
 from scoring.calibration.ratings import Ratings, _codes, _in_scope, load_ratings, watermark
 from scoring.models import CalibrationSnapshot, QuestionRating
 
@@ -44,6 +45,7 @@ def compute(
     _name(body, codes, role, level)
     body["inputs"]["scorecards"] = data.scorecards
     body["scope"] = {"role": role.name, "level": level.name if level else None}
+    body["definitions"] = DEFINITIONS
     report(90, "rows for interviewers still blind")
     body["own_rows"] = own_rows(data, role=role, level=level, rows=body["interviewers"])
     return body

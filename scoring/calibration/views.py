@@ -108,8 +108,9 @@ def calibration_run(request: HttpRequest) -> HttpResponse:
 
 EXPORT_COLUMNS = {
     "interviewers": ["interviewer", "ratings", "mean", "leniency", "leniency_ci_low",
-                     "leniency_ci_high", "severity", "severity_se", "agreement", "comparable",
-                     "flag"],
+                     "leniency_ci_high", "severity", "severity_se", "severity_shrunk",
+                     "severity_shrunk_ci_low", "severity_shrunk_ci_high",
+                     "severity_reliability", "agreement", "comparable", "flag"],
     "questions": ["question", "ratings", "mean", "sd", "discrimination",
                   "discrimination_decision", "asked_30_days", "asked_90_days", "flag"],
     "candidates": ["candidate", "ratings", "raw_mean", "adjusted", "adjusted_se"],
@@ -119,6 +120,8 @@ EXPORT_COLUMNS = {
 EXPORT_PARTS: dict[str, tuple[str, int | str]] = {
     "leniency_ci_low": ("leniency_ci", 0),
     "leniency_ci_high": ("leniency_ci", 1),
+    "severity_shrunk_ci_low": ("severity_shrunk_ci", 0),
+    "severity_shrunk_ci_high": ("severity_shrunk_ci", 1),
     "asked_30_days": ("exposure", "last_30_days"),
     "asked_90_days": ("exposure", "last_90_days"),
 }

@@ -38,6 +38,7 @@ from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cel
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
 from scoring.calibration.stats.questions import question_discrimination
 from scoring.calibration.stats.raters import _leniency_from, fit_additive, leniency
+from scoring.calibration.stats.shrinkage import shrink
 
 # An interviewer is flagged lenient/harsh only when the average gap to
 # co-panelists is larger than half a rating point AND its 95% interval
@@ -271,6 +272,10 @@ def summarise(
     harsh = (len_res.leniency < -LENIENCY_FLAG_POINTS) & (len_res.ci_high < 0)
     sev = _column(fit.severity, ndigits)
     sev_se = _column(fit.severity_se, ndigits)
+    shrunk = shrink(np.where(fit.interviewer_comparable, fit.severity, np.nan), fit.severity_se)
+    shrunk_sev = _column(shrunk.shrunk, ndigits)
+    shrunk_low, shrunk_high = _column(shrunk.ci_low, ndigits), _column(shrunk.ci_high, ndigits)
+    sev_reliability = _column(shrunk.reliability, ndigits)
     interviewers = []
     for code, (n_r_i, mean_i, len_i, lo_i, hi_i, len_n, ag, ag_n) in enumerate(
         zip(
@@ -304,6 +309,11 @@ def summarise(
                 "leniency_candidates": len_n,
                 "severity": sev[code],
                 "severity_se": sev_se[code],
+                "severity_shrunk": shrunk_sev[code],
+                "severity_shrunk_ci": None
+                if shrunk_low[code] is None
+                else [shrunk_low[code], shrunk_high[code]],
+                "severity_reliability": sev_reliability[code],
                 "comparable": comparable,
                 "reason": reason,
                 "agreement": ag,
@@ -414,6 +424,7 @@ def summarise(
                 "df_residual": fit.df_residual,
                 "components": fit.n_components,
                 "main_component_share": fit.main_share,
+                "severity_sd": math.sqrt(shrunk.tau2),
             },
             ndigits,
         ),
