@@ -125,6 +125,28 @@ describe_lmer <- function(fit, with_scorecard) {
       severity = -ri$condval
     )
   )
+  # Prediction error SDs of the interviewer BLUPs from Henderson's mixed model
+  # equations at the REML estimates: the inverse of the full coefficient matrix
+  # [X'X X'Z; Z'X Z'Z + sigma^2 G^-1] / sigma^2 gives Var(u_hat - u) allowing for
+  # the estimation of the candidate and question effects (condsd does not).
+  # "centred" is Var of P(u_hat - u), P = I - J/n_i: the error of the interviewer's
+  # deviation from the average interviewer, which is what severity reports.
+  X <- as.matrix(getME(fit, "X"))
+  Z <- as.matrix(getME(fit, "Z"))
+  s2 <- sigma(fit)^2
+  Lt <- as.matrix(getME(fit, "Lambdat"))
+  G <- s2 * crossprod(Lt)
+  lhs <- rbind(cbind(crossprod(X), crossprod(X, Z)),
+               cbind(crossprod(Z, X), crossprod(Z) + s2 * solve(G))) / s2
+  inv <- solve(lhs)
+  gp <- getME(fit, "Gp")
+  term <- match("interviewer", names(getME(fit, "cnms")))
+  cols <- ncol(X) + (gp[term] + 1):gp[term + 1]
+  Fm <- inv[cols, cols]
+  Pm <- diag(n_i) - matrix(1 / n_i, n_i, n_i)
+  stopifnot(identical(colnames(Z)[cols - ncol(X)], levels(d$interviewer)))
+  out$interviewer_blups$pev_sd_full <- sqrt(diag(Fm))
+  out$interviewer_blups$pev_sd_centred <- sqrt(diag(Pm %*% Fm %*% Pm))
   fe <- fixef(fit)
   V <- as.matrix(vcov(fit))
   qnames <- paste0("question", seq_len(n_q - 1))
@@ -230,6 +252,7 @@ result <- list(
     candidate = "0 + candidate: one fixed coefficient per candidate = expected rating from an average interviewer (random effect 0) on an average question",
     interviewer_blups = "condval = conditional mode (BLUP) of the interviewer effect, positive = lenient; severity = -condval",
     condsd = "sqrt of lme4's conditional variance of the random effect given the data at the REML estimates with the fixed effects treated as known (it does not include the uncertainty of the candidate and question estimates)",
+    pev_sd = "prediction error SDs of the interviewer BLUPs from the inverse of Henderson's mixed model equations at the REML estimates (include the uncertainty of the candidate and question effects); pev_sd_full = sqrt(Var(u_hat_i - u_i)), pev_sd_centred = the same for the deviation from the mean of the interviewers' effects (the sum-to-zero severity scale); full^2 = centred^2 + interviewer variance / n_interviewers here",
     fixed_lm = "lm(rating ~ candidate + interviewer + question), contr.sum for interviewer and question; severity = -effect; se from vcov(lm), sigma^2 = RSS / df_residual"
   ),
   reml = list(
