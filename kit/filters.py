@@ -25,7 +25,10 @@ class QuestionFilter(django_filters.FilterSet):
     )
     status = django_filters.ChoiceFilter(choices=Question.Status.choices, empty_label="Any status")
     q = django_filters.CharFilter(
-        method="filter_search", label="Search", help_text="Words in the title, prompt or outline."
+        method="filter_search",
+        label="Search",
+        help_text="Words in the title, prompt or outline (at most 200 characters).",
+        max_length=200,  # refused as a 400 naming `q` before the database sees it
     )
 
     class Meta:

@@ -126,6 +126,18 @@ def test_the_api_answers_a_malformed_parameter_in_its_own_shape(world: World) ->
     assert set(response.json()) <= {"level", "detail"}
 
 
+def test_a_search_longer_than_200_characters_is_a_400_naming_it(world: World) -> None:
+    api = client_of(world, "ines")
+
+    refused = api.get("/api/v1/questions/", {"q": "x" * 201})
+    accepted = api.get("/api/v1/questions/", {"q": "x" * 200})
+
+    assert refused.status_code == 400
+    assert "q" in refused.json()
+    assert "200" in str(refused.json()["q"])
+    assert (accepted.status_code, accepted.json()["count"]) == (200, 0)
+
+
 def test_a_line_break_in_the_schema_version_is_a_400(world: World) -> None:
     # drf-spectacular names the schema file after ?version=; a CR there made a 500.
     response = client_of(world, "ines").get("/api/schema/", {"version": "\r"})
