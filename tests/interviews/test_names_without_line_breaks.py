@@ -8,6 +8,7 @@ ModelForms and the ModelSerializers all apply it; each path answers naming the f
 and writes nothing.
 """
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -363,3 +364,15 @@ def test_import_refuses_a_plain_text_title_made_from_a_prompt_with_a_control_cha
 
 def kit_import(path: Path) -> None:
     run("import_questions", str(path), "--role", "AI Infrastructure Engineer")
+
+
+def test_the_schema_tells_clients_names_are_one_line(db: None) -> None:
+    # As a pattern, so generated clients and the API fuzz know the rule too.
+    response = Client().get("/api/schema/", {"format": "json"})
+    schemas = response.json()["components"]["schemas"]
+    pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"
+
+    assert schemas["Candidate"]["properties"]["name"]["pattern"] == pattern
+    assert schemas["LoopTemplate"]["properties"]["name"]["pattern"] == pattern
+    assert re.fullmatch(pattern, "Ada Lovelace-Byron")
+    assert not re.fullmatch(pattern, "Ada\nByron")
