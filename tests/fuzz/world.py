@@ -280,4 +280,10 @@ def well_formed() -> list[Request]:
             "PATCH /api/v1/competencies/{id}/",
             {"path_parameters": _path(competency.pk), "body": {"slug": "not a slug"}},
         ),
+        # names are one line: the schema's pattern keeps generated names valid, so the
+        # refusal is sent as it is
+        (
+            "PATCH /api/v1/roles/{id}/",
+            {"path_parameters": _path(template.role_id), "body": {"name": "AI\nInfrastructure"}},
+        ),
     ]
