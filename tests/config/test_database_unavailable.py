@@ -47,6 +47,8 @@ from config.middleware import (
     refused_input,
 )
 from config.token_auth import token_issue
+from kit.models import Question
+from kit.selectors import question_search
 from tests.conftest import client_for, need
 
 pytestmark = pytest.mark.django_db
@@ -168,9 +170,23 @@ class ErringApi(APIView):
         raise ERRORS[name][0]()
 
 
+class SearchApi(APIView):
+    """The bank's search run on whatever it is given: the real API caps `q` at 200
+    characters before the database sees it, so this is how the database's own refusal
+    of a too-large search reaches the error handling end to end."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    def get(self, request: Request) -> Response:
+        found = question_search(Question.objects.all(), request.query_params.get("q", ""))
+        return Response({"count": found.count()})
+
+
 # This module is also the URLconf of the tests marked with it.
 urlpatterns = [
     path("page/<str:name>/", erring_page),
+    path("api/search/", SearchApi.as_view()),
     path("api/<str:name>/", ErringApi.as_view()),
 ]
 
@@ -291,12 +307,23 @@ def too_large_search() -> str:
     return " ".join("a" * 2_000 + str(i) for i in range(600))
 
 
-def test_a_search_too_large_for_the_database_is_a_400_not_an_outage(interviewer: User) -> None:
-    response = client_for(interviewer).get("/api/v1/questions/", {"q": too_large_search()})
+@pytest.mark.urls(__name__)
+def test_a_search_too_large_for_the_database_is_a_400_not_an_outage(db: None) -> None:
+    response = Client().get("/api/search/", {"q": too_large_search()})
 
     assert response.status_code == 400
     assert response.json() == {"detail": TOO_LARGE}
     assert "Retry-After" not in response.headers
+
+
+def test_a_search_too_long_for_the_api_is_refused_before_the_database(
+    interviewer: User,
+) -> None:
+    response = client_for(interviewer).get("/api/v1/questions/", {"q": too_large_search()})
+
+    assert response.status_code == 400
+    assert list(response.json()) == ["q"]
+    assert "200" in response.json()["q"][0]
 
 
 def test_a_search_too_long_for_the_page_is_refused_before_the_database(
