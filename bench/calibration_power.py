@@ -3,7 +3,7 @@
 Run from the repository root:  python bench/calibration_power.py [ROSTERS] [--seed S]
 
 Each scenario draws ROSTERS (default 200) rosters with
-``scoring.calibration.simulate.simulate_sparse_panels`` (150 candidates, 50
+``scoring.calibration.sparse_panels.simulate_sparse_panels`` (150 candidates, 50
 interviewers of whom a quarter have 10 ratings or fewer, panels of 4,
 personal question repertoires, ratings 1-4 with a scorecard halo), runs each
 through ``scoring.calibration.stats.summarise`` and prints one table, a
@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scoring.calibration.simulate import SparsePanels, simulate_sparse_panels
+from scoring.calibration.sparse_panels import SparsePanels, simulate_sparse_panels
 from scoring.calibration.stats import summarise
 
 Z95 = 1.959963984540054

@@ -37,6 +37,7 @@ from scoring.models import Scorecard
 from scoring.scorecards import services as scorecards
 from tests.conftest import make_user
 from tests.factories import make_question
+from tests.kit.admin_forms import form_data
 from tests.scoring.helpers import Seat, build_loop, ratings_for, submitted
 
 PROJECT_APPS = ("core", "kit", "interviews", "scoring")
@@ -151,27 +152,6 @@ def stored(row: models.Model) -> dict[str, Any]:
     for field in row._meta.many_to_many:
         values[field.name] = sorted(getattr(fresh, field.name).values_list("pk", flat=True))
     return values
-
-
-def form_data(form: forms.BaseForm) -> dict[str, Any]:
-    """The POST data of a form as the browser would submit it unchanged, keyed as rendered."""
-    data: dict[str, Any] = {}
-    for name, field in form.fields.items():
-        if field.disabled:
-            continue
-        key = form.add_prefix(name)
-        value = form[name].value()
-        if isinstance(field.widget, forms.MultiWidget):
-            for index, part in enumerate(field.widget.decompress(value)):
-                data[f"{key}_{index}"] = "" if part is None else str(part)
-        elif isinstance(value, bool):
-            if value:
-                data[key] = "on"
-        elif isinstance(value, list | tuple):
-            data[key] = [str(item) for item in value]
-        else:
-            data[key] = "" if value is None else str(value)
-    return data
 
 
 def page_data(response: HttpResponse) -> dict[str, Any]:

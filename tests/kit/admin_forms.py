@@ -14,20 +14,25 @@ def change_form_data(client: Client, url: str) -> dict[str, Any]:
     """
     response = client.get(url)
     assert response.status_code == 200, response.status_code
-    form = response.context["adminform"].form
+    return form_data(response.context["adminform"].form)
+
+
+def form_data(form: forms.BaseForm) -> dict[str, Any]:
+    """The POST data of a form as the browser would submit it unchanged, keyed as rendered."""
     data: dict[str, Any] = {}
     for name, field in form.fields.items():
         if field.disabled:
             continue
+        key = form.add_prefix(name)
         value = form[name].value()
         if isinstance(field.widget, forms.MultiWidget):
             for index, part in enumerate(field.widget.decompress(value)):
-                data[f"{name}_{index}"] = "" if part is None else str(part)
+                data[f"{key}_{index}"] = "" if part is None else str(part)
         elif isinstance(value, bool):
             if value:
-                data[name] = "on"
+                data[key] = "on"
         elif isinstance(value, list | tuple):
-            data[name] = [str(item) for item in value]
+            data[key] = [str(item) for item in value]
         else:
-            data[name] = "" if value is None else str(value)
+            data[key] = "" if value is None else str(value)
     return data
