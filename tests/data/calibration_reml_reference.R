@@ -219,6 +219,27 @@ res_lm <- list(
   candidate_adjusted = list(candidate = as.integer(levels(d$candidate)), adjusted = adj, se = adj_se)
 )
 
+# The project's halo model: candidates, interviewers and questions fixed
+# (contr.sum for interviewer and question), a random scorecard halo (REML).
+# Its fixed-effect estimates are GLS; fit_additive keeps least squares and
+# uses only the two variance components, to widen its standard errors.
+f_halo <- rating ~ 0 + candidate + interviewer + question + (1 | scorecard)
+fit_halo <- lmer(f_halo, data = d, REML = TRUE, control = ctrl)
+vc_halo <- as.data.frame(VarCorr(fit_halo))
+V_halo <- as.matrix(vcov(fit_halo))
+ie_halo <- sum_effects(fixef(fit_halo), V_halo, paste0("interviewer", seq_len(n_i - 1)),
+                       levels(d$interviewer))
+res_halo <- list(
+  formula = deparse1(f_halo),
+  variance_components = list(
+    scorecard = vc_halo$vcov[vc_halo$grp == "scorecard"],
+    residual = vc_halo$vcov[vc_halo$grp == "Residual"]
+  ),
+  interviewer = list(
+    interviewer = as.integer(ie_halo$level), severity = -ie_halo$effect, se = ie_halo$se
+  )
+)
+
 pkg <- function(p) as.character(packageVersion(p))
 result <- list(
   description = paste(
@@ -257,7 +278,8 @@ result <- list(
   ),
   reml = list(
     with_scorecard = c(list(formula = deparse1(f_card)), res_card),
-    no_scorecard = c(list(formula = deparse1(f_nocard)), res_nocard)
+    no_scorecard = c(list(formula = deparse1(f_nocard)), res_nocard),
+    halo_fixed_interviewers = res_halo
   ),
   fixed_lm = res_lm
 )

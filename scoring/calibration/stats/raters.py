@@ -31,6 +31,7 @@ from scoring.calibration.stats._arrays import (
     _same_length,
     _size,
 )
+from scoring.calibration.stats._halo import _halo_components, _row_bilinear
 from scoring.calibration.stats._least_squares import _absorbed_fit
 
 # --------------------------------------------------------------------------
@@ -138,6 +139,10 @@ class AdditiveFit:
     df_residual: int
     n_components: int
     main_share: float
+    # The residual split into a scorecard halo shared by a card's ratings and
+    # the rest (see _halo_components); NaN when the design cannot tell them apart.
+    halo_variance: float = math.nan
+    within_variance: float = math.nan
 
 
 def panel_components(
@@ -173,6 +178,7 @@ def fit_additive(
     n_candidates: int | None = None,
     n_interviewers: int | None = None,
     n_questions: int | None = None,
+    scorecard: npt.ArrayLike | None = None,
 ) -> AdditiveFit:
     """Fit the additive crossed-effects model within the main panel component.
 
@@ -184,17 +190,26 @@ def fit_additive(
        effect); its variance is sigma^2 / n_c + xbar_c' Cov(b) xbar_c, exact
        under the model because the candidate mean and the within-candidate
        deviations that determine b are independent.
-    4. Standard errors use sigma^2 = SSE / (n - C - rank). They assume
-       independent residuals; ratings on one scorecard share a halo, so the
-       SEs are somewhat optimistic.
+    4. Ratings on one scorecard share a halo (the interviewer's overall
+       impression of that candidate), so residuals are not independent: the
+       residual splits into a scorecard variance and a within-card one
+       (_halo_components), and the standard errors are those of these
+       least-squares estimates under that covariance (stats._halo).
+       ``scorecard`` gives each rating's card (default: one card per
+       candidate and interviewer).
     """
     c = _codes(candidate, "candidate")
     i = _codes(interviewer, "interviewer")
     q = _codes(question, "question")
     y = _floats(rating, "rating")
     _same_length(candidate=c, interviewer=i, question=q, rating=y)
+    if scorecard is None:
+        card = c * (int(i.max()) + 1 if i.size else 1) + i
+    else:
+        card = _codes(scorecard, "scorecard")
+        _same_length(candidate=c, scorecard=card)
     keep = ~np.isnan(y)
-    c, i, q, y = c[keep], i[keep], q[keep], y[keep]
+    c, i, q, y, card = c[keep], i[keep], q[keep], y[keep], card[keep]
     n_c, n_i, n_q = _size(c, n_candidates), _size(i, n_interviewers), _size(q, n_questions)
 
     def nans(size: int) -> FloatArray:
@@ -221,6 +236,7 @@ def fit_additive(
     n_comp = int(np.unique(cand_label[c]).size)
     in_main = cand_label[c] == main
     c_m, i_m, q_m, y_m = c[in_main], i[in_main], q[in_main], y[in_main]
+    sc = np.unique(card[in_main], return_inverse=True)[1].astype(np.int64)
     cc, cand_codes = _compact(c_m, n_c)
     ic, int_codes = _compact(i_m, n_i)
     qc, q_codes = _compact(q_m, n_q)
@@ -232,22 +248,27 @@ def fit_additive(
     )  # fmt: skip
     df = int(y_m.size - n_cm - fit.rank)
     sigma2 = fit.sse / df if df > 0 else math.nan
-
+    halo = _halo_components(cc, n_cm, sc, [ic, qc + n_im], qc, n_qm, y_m, fit, df)
+    blocks = [slice(0, n_im), slice(n_im, n_im + n_qm)]
+    n_per_cand = np.bincount(cc, minlength=n_cm).astype(np.float64)
     if fit.cov_unscaled is not None:
-        var_beta = np.diag(fit.cov_unscaled) * sigma2
-        quad = _row_quadratic_form(
-            fit.xbar, fit.cov_unscaled, [slice(0, n_im), slice(n_im, n_im + n_qm)]
-        )
+        cov_beta = halo.within * fit.cov_unscaled
+        if halo.sandwich is not None:
+            cov_beta = cov_beta + halo.card * halo.sandwich
+        var_beta = np.diag(cov_beta).copy()
+        quad = _row_quadratic_form(fit.xbar, cov_beta, blocks)
+        # Cov(candidate mean, its correction): zero when a candidate's cards
+        # are all the same size, else through the halo of unequal cards.
+        cross = halo.card * _row_bilinear(halo.card_weighted, fit.cov_unscaled, fit.xbar)
     else:
         # Large problems: ignore covariances between effects (slightly optimistic).
-        var_beta = _safe_div(np.full(fit.reduced_diag.size, sigma2), fit.reduced_diag)
-        quad = np.asarray(
-            fit.xbar.multiply(fit.xbar)
-            @ _nan_to_zero(_safe_div(np.ones(fit.reduced_diag.size), fit.reduced_diag))
-        ).ravel()
-    n_per_cand = np.bincount(cc, minlength=n_cm).astype(np.float64)
+        inv_diag = _nan_to_zero(_safe_div(np.ones(fit.reduced_diag.size), fit.reduced_diag))
+        var_beta = halo.within * inv_diag + halo.card * halo.wtw_diag * inv_diag**2
+        quad = np.asarray(fit.xbar.multiply(fit.xbar) @ var_beta).ravel()
+        cross = np.zeros(n_cm)
+    var_mean = (halo.within * n_per_cand + halo.card * halo.card_sq_per_cand) / n_per_cand**2
     adjusted_m = fit.group_mean - np.asarray(fit.xbar @ fit.beta).ravel()
-    adjusted_se_m = np.sqrt(sigma2 / n_per_cand + sigma2 * quad)
+    adjusted_se_m = np.sqrt(np.maximum(var_mean + quad - 2.0 * cross / n_per_cand, 0.0))
 
     severity, severity_se = nans(n_i), nans(n_i)
     severity[int_codes] = -fit.beta[:n_im]
@@ -280,6 +301,8 @@ def fit_additive(
         df_residual=max(df, 0),
         n_components=n_comp,
         main_share=float(y_m.size / y.size),
+        halo_variance=halo.card,
+        within_variance=halo.within,
     )
 
 

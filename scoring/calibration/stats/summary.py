@@ -253,7 +253,9 @@ def summarise(
     }
 
     # 2. Interviewers.
-    fit = fit_additive(c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q)
+    fit = fit_additive(
+        c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q, scorecard=card_of
+    )
     int_n = np.bincount(i, minlength=n_i)
     int_mean = _safe_div(np.bincount(i, y, minlength=n_i), int_n)
     len_res = (
