@@ -57,6 +57,7 @@ from scoring.calibration.stats.gtheory import (
     putka_q,
     variance_components,
 )
+from scoring.calibration.stats.interviewers import LENIENCY_FLAG_POINTS
 from scoring.calibration.stats.intraclass import ICC_FORMS, IccResult, icc, largest_complete_grid
 from scoring.calibration.stats.questions import (
     MIN_CORRELATION_PAIRS,
@@ -75,7 +76,6 @@ from scoring.calibration.stats.raters import (
 from scoring.calibration.stats.summary import (
     CEILING_FLOOR_MIN_RATINGS,
     CEILING_FLOOR_SHARE,
-    LENIENCY_FLAG_POINTS,
     LOW_DISCRIMINATION,
     LOW_DISCRIMINATION_MIN_PAIRS,
     summarise,

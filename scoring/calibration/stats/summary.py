@@ -16,7 +16,6 @@ import numpy.typing as npt
 from scoring.calibration.stats._arrays import (
     CONFIDENCE,
     FloatArray,
-    IntArray,
     _codes,
     _floats,
     _pairs,
@@ -24,27 +23,21 @@ from scoring.calibration.stats._arrays import (
     _same_length,
     _size,
 )
+from scoring.calibration.stats._json import _column, to_jsonable
 from scoring.calibration.stats.agreement import (
     BOOTSTRAP_RESAMPLES,
-    _agreement_from,
     _alphas_from_pairable,
     _bootstrap_interval,
     _fleiss_sorted,
     _pairable,
     _unit_values,
-    recommendation_agreement,
 )
 from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells
+from scoring.calibration.stats.interviewers import interviewer_rows
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
 from scoring.calibration.stats.questions import question_discrimination
-from scoring.calibration.stats.raters import _leniency_from, fit_additive, leniency
-from scoring.calibration.stats.shrinkage import shrink
+from scoring.calibration.stats.raters import fit_additive
 
-# An interviewer is flagged lenient/harsh only when the average gap to
-# co-panelists is larger than half a rating point AND its 95% interval
-# excludes zero: half a point on a 1-4 scale moves hire decisions, and the
-# interval keeps interviewers with few candidates from being flagged on noise.
-LENIENCY_FLAG_POINTS = 0.5
 # A question whose rating correlates below 0.2 with the rest of the loop adds
 # little information; 30 pairs keeps the correlation's standard error near
 # 0.18 so the flag is not noise.
@@ -54,69 +47,6 @@ LOW_DISCRIMINATION_MIN_PAIRS = 30
 # longer separates candidates at that end; judged only from 10 ratings up.
 CEILING_FLOOR_SHARE = 0.8
 CEILING_FLOOR_MIN_RATINGS = 10
-
-
-# --------------------------------------------------------------------------
-# JSON helpers
-# --------------------------------------------------------------------------
-
-
-def to_jsonable(obj: Any, ndigits: int | None = None) -> Any:
-    """Return ``obj`` with numpy types made plain and NaN/inf replaced by None."""
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v, ndigits) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [to_jsonable(v, ndigits) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist(), ndigits)
-    if isinstance(obj, bool | np.bool_):
-        return bool(obj)
-    if isinstance(obj, int | np.integer):
-        return int(obj)
-    if isinstance(obj, float | np.floating):
-        value = float(obj)
-        if not math.isfinite(value):
-            return None
-        return round(value, ndigits) if ndigits is not None else value
-    return obj
-
-
-def _column(values: FloatArray, ndigits: int | None) -> list[float | None]:
-    """Return a float array as a list with NaN/inf as None, optionally rounded."""
-    a = np.asarray(values, dtype=np.float64)
-    if ndigits is not None:
-        a = np.round(a, ndigits)
-    a = a + 0.0  # turn -0.0 into 0.0 so the JSON does not show "-0.0"
-    out = a.astype(object)
-    out[~np.isfinite(a)] = None
-    return out.tolist()
-
-
-def _rating_key(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def _distributions(
-    interviewer: IntArray, rating: FloatArray, n_interviewers: int
-) -> list[dict[str, int]]:
-    """Return per interviewer {rating: count}, ratings in ascending order."""
-    distributions: list[dict[str, int]] = [{} for _ in range(n_interviewers)]
-    if rating.size == 0:
-        return distributions
-    values = np.unique(rating)
-    code = np.searchsorted(values, rating)
-    if n_interviewers * values.size <= 4 * rating.size + 1_000_000:
-        counts = np.bincount(
-            interviewer * values.size + code, minlength=n_interviewers * values.size
-        ).reshape(n_interviewers, values.size)
-        who, which = np.nonzero(counts)
-        count = counts[who, which]
-    else:
-        key, count = np.unique(interviewer * values.size + code, return_counts=True)
-        who, which = key // values.size, key % values.size
-    for w, v, k in zip(who.tolist(), values[which].tolist(), count.tolist(), strict=True):
-        distributions[w][_rating_key(v)] = k
-    return distributions
 
 
 def _per_entity(values: FloatArray, size: int, default: float) -> FloatArray:
@@ -256,73 +186,9 @@ def summarise(
     fit = fit_additive(
         c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q, scorecard=card_of
     )
-    int_n = np.bincount(i, minlength=n_i)
-    int_mean = _safe_div(np.bincount(i, y, minlength=n_i), int_n)
-    len_res = (
-        _leniency_from(card_loop, card_int, card_of, y, n_i)
-        if y.size
-        else leniency(lp, i, y, n_interviewers=n_i)
+    interviewers, shrunk, int_n = interviewer_rows(
+        fit, lp, i, y, rec, loop_decision, card_loop, card_int, card_of, n_i, ndigits
     )
-    if rec is not None and loop_decision is not None and y.size:
-        agree, agree_n = _agreement_from(card_loop, card_int, card_of, rec, loop_decision, n_i)
-    elif rec is not None and loop_decision is not None:
-        agree, agree_n = recommendation_agreement(lp, i, rec, loop_decision, n_interviewers=n_i)
-    else:
-        agree, agree_n = np.full(n_i, np.nan), np.zeros(n_i, dtype=np.int64)
-    distributions = _distributions(i, y, n_i)
-    lenient = (len_res.leniency > LENIENCY_FLAG_POINTS) & (len_res.ci_low > 0)
-    harsh = (len_res.leniency < -LENIENCY_FLAG_POINTS) & (len_res.ci_high < 0)
-    sev = _column(fit.severity, ndigits)
-    sev_se = _column(fit.severity_se, ndigits)
-    shrunk = shrink(np.where(fit.interviewer_comparable, fit.severity, np.nan), fit.severity_se)
-    shrunk_sev = _column(shrunk.shrunk, ndigits)
-    shrunk_low, shrunk_high = _column(shrunk.ci_low, ndigits), _column(shrunk.ci_high, ndigits)
-    sev_reliability = _column(shrunk.reliability, ndigits)
-    interviewers = []
-    for code, (n_r_i, mean_i, len_i, lo_i, hi_i, len_n, ag, ag_n) in enumerate(
-        zip(
-            int_n.tolist(),
-            _column(int_mean, ndigits),
-            _column(len_res.leniency, ndigits),
-            _column(len_res.ci_low, ndigits),
-            _column(len_res.ci_high, ndigits),
-            len_res.n_candidates.tolist(),
-            _column(agree, ndigits),
-            agree_n.tolist(),
-            strict=True,
-        )
-    ):
-        comparable = bool(fit.interviewer_comparable[code])
-        reason = None
-        if not comparable:
-            reason = (
-                "no ratings"
-                if n_r_i == 0
-                else "not connected to the main panel (no shared candidates)"
-            )
-        interviewers.append(
-            {
-                "interviewer": code,
-                "ratings": n_r_i,
-                "mean": mean_i,
-                "distribution": distributions[code],
-                "leniency": len_i,
-                "leniency_ci": [lo_i, hi_i] if lo_i is not None else None,
-                "leniency_candidates": len_n,
-                "severity": sev[code],
-                "severity_se": sev_se[code],
-                "severity_shrunk": shrunk_sev[code],
-                "severity_shrunk_ci": None
-                if shrunk_low[code] is None
-                else [shrunk_low[code], shrunk_high[code]],
-                "severity_reliability": sev_reliability[code],
-                "comparable": comparable,
-                "reason": reason,
-                "agreement": ag,
-                "agreement_n": ag_n,
-                "flag": "lenient" if lenient[code] else "harsh" if harsh[code] else None,
-            }
-        )
 
     # 3. Questions.
     q_n = np.bincount(qu, minlength=n_q)
