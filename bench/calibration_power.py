@@ -32,7 +32,9 @@ Rows (pooled over rosters; "n/a" where nothing qualifies):
 * the same coverage, RMSE and slope against ``severity_points``, the
   severity in expected rating points (what the model estimates);
 * not separable given a number: share of interviewers who alone ask all their
-  questions but still get an estimate.
+  questions but still get an estimate;
+* others marked not separable: share of the other comparable interviewers
+  reported as not separable from their questions (the criterion's cost).
 
 The truths are on the model's scale (mean-zero severities, positive =
 harsher, in latent points before rounding; see SparsePanels). Interviewers
@@ -83,6 +85,8 @@ class Tally:
     estimate: list[float] = field(default_factory=list)
     not_separable: int = 0
     not_separable_numbered: int = 0
+    separable: int = 0
+    separable_unnumbered: int = 0
 
 
 def direction(flag: Any) -> int:
@@ -112,6 +116,9 @@ def measure(
         if roster.not_separable[code]:
             tally.not_separable += 1
             tally.not_separable_numbered += row.get(keys.estimate) is not None
+        elif counts[code] and row.get("comparable"):
+            tally.separable += 1
+            tally.separable_unnumbered += row.get("separable") is False
         estimate = row.get(keys.estimate)
         if estimate is None:
             continue
@@ -170,6 +177,7 @@ def rows_of(tally: Tally) -> dict[str, str]:
         f"RMSE, <={THIN} ratings (point truth)": rms(tally.err_thin_points),
         "slope estimate~point truth": slope(tally.points, tally),
         "not separable given a number": share(tally.not_separable_numbered, tally.not_separable),
+        "others marked not separable": share(tally.separable_unnumbered, tally.separable),
     }
 
 

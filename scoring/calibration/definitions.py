@@ -16,17 +16,45 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
     },
     "interviewers.leniency": {
         "what": "The interviewer's mean rating minus their co-panelists' mean for the same"
-        " candidates, averaged over candidates. Kept for compatibility; read severity.",
+        " candidates, averaged over candidates. Deprecated (its sign is the opposite of"
+        " every other figure): read copanelist_gap.",
         "unit": _POINTS,
         "sign": "positive: rates higher (more lenient) than co-panelists",
         "interval": "leniency_ci: 95% t interval over the interviewer's candidates",
     },
+    "interviewers.copanelist_gap": {
+        "what": "How far below their co-panelists the interviewer rates the same"
+        " candidates, averaged over candidates (minus leniency). Raw: it does not allow"
+        " for the questions each one asked.",
+        "unit": _POINTS,
+        "sign": "positive: rates lower (harsher) than co-panelists",
+        "interval": "copanelist_gap_ci: 95% t interval over the interviewer's candidates",
+    },
     "interviewers.severity": {
         "what": "The interviewer effect of rating = overall + candidate + interviewer +"
-        " question + noise, fitted by least squares over all ratings, candidates fixed.",
+        " question + noise, fitted by least squares over all ratings, candidates fixed:"
+        " the raw estimate. Null when not separable from their questions.",
         "unit": _POINTS,
         "sign": "positive: harsher than the average interviewer",
-        "interval": "severity ± 1.96 severity_se, assuming independent ratings",
+        "interval": "severity_ci: severity ± 1.96 severity_se, the standard error allowing"
+        " for the halo shared by one scorecard's ratings (model.halo_sd)",
+    },
+    "interviewers.separable": {
+        "what": "False when the interviewer's severity cannot be told apart from their"
+        " questions' difficulty: fewer than half of their ratings are on questions that"
+        " two or more other interviewers ask. Then no severity is reported.",
+    },
+    "interviewers.shared_question_share": {
+        "what": "Share of the interviewer's ratings on questions that two or more other"
+        " interviewers ask (separable from 0.5).",
+        "unit": "proportion",
+    },
+    "interviewers.severity_p": {
+        "what": "Two-sided p-value of severity = 0 (severity / severity_se, normal).",
+    },
+    "interviewers.severity_q": {
+        "what": "severity_p adjusted by Benjamini-Hochberg over the scope's interviewers:"
+        " flag only at 0.05 or less, so at most 5% of flags are expected to be false.",
     },
     "interviewers.severity_shrunk": {
         "what": "Severity multiplied by its reliability: a thinly rated interviewer's"
@@ -47,7 +75,9 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "unit": "proportion",
     },
     "interviewers.flag": {
-        "what": "lenient or harsh when |leniency| > 0.5 and its interval excludes 0.",
+        "what": "harsh or lenient when severity_q <= 0.05 (false discovery rate 5% across"
+        " the scope's interviewers) and |severity_shrunk| >= 0.2 points; harsh when"
+        " severity_shrunk is positive. Never for interviewers who are not separable.",
     },
     "questions.discrimination": {
         "what": "Correlation of the question's rating with the candidate's mean on the"
@@ -59,7 +89,12 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "what": "The candidate's expected rating from an average interviewer on an average"
         " question (the model's candidate effect plus the overall mean).",
         "unit": _POINTS,
-        "interval": "adjusted ± 1.96 adjusted_se, assuming independent ratings",
+        "interval": "adjusted_ci: adjusted ± 1.96 adjusted_se, the standard error"
+        " allowing for the scorecard halo",
+    },
+    "candidates.estimable": {
+        "what": "False when the candidate's panel shares no interviewer with the rest of"
+        " the scope (outside the model's main component): no adjusted score then.",
     },
     "reliability.krippendorff_alpha": {
         "what": "Agreement between interviewers on the same (loop, question) units, pooled"
@@ -80,6 +115,12 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "what": "The six Shrout and Fleiss ICCs on the largest complete candidates by"
         " interviewers grid of one question; null without one.",
         "interval": "ci95: F-based intervals",
+    },
+    "model.halo_sd": {
+        "what": "SD of the halo one scorecard's ratings share (the interviewer's overall"
+        " impression of the candidate), by Henderson's method III; model.within_sd is"
+        " the rest of the residual.",
+        "unit": _POINTS,
     },
     "model.severity_sd": {
         "what": "The estimated spread (SD) of true severities across the scope's"

@@ -64,10 +64,10 @@ def calibration(request: HttpRequest) -> HttpResponse:
                     "name": row["interviewer"]
                     if row["name"] == row["interviewer"]
                     else f"{row['name']} ({row['interviewer']})",
-                    "severity": row["severity"],
-                    "severity_se": row["severity_se"],
-                    "leniency": row["leniency"],
-                    "leniency_ci": row["leniency_ci"],
+                    "severity": row["severity_shrunk"],
+                    "severity_ci": row["severity_shrunk_ci"],
+                    "raw": row["severity"],
+                    "gap": row.get("copanelist_gap"),
                 }
                 for row in result["interviewers"]
             ],
@@ -107,21 +107,32 @@ def calibration_run(request: HttpRequest) -> HttpResponse:
 
 
 EXPORT_COLUMNS = {
-    "interviewers": ["interviewer", "ratings", "mean", "leniency", "leniency_ci_low",
-                     "leniency_ci_high", "severity", "severity_se", "severity_shrunk",
+    "interviewers": ["interviewer", "ratings", "mean", "severity_shrunk",
                      "severity_shrunk_ci_low", "severity_shrunk_ci_high",
-                     "severity_reliability", "agreement", "comparable", "flag"],
+                     "severity_reliability", "severity", "severity_ci_low", "severity_ci_high",
+                     "severity_se", "severity_p", "severity_q", "separable",
+                     "shared_question_share", "copanelist_gap", "copanelist_gap_ci_low",
+                     "copanelist_gap_ci_high", "agreement", "comparable", "flag",
+                     "leniency", "leniency_ci_low", "leniency_ci_high"],
     "questions": ["question", "ratings", "mean", "sd", "discrimination",
                   "discrimination_decision", "asked_30_days", "asked_90_days", "flag"],
-    "candidates": ["candidate", "ratings", "raw_mean", "adjusted", "adjusted_se"],
+    "candidates": ["candidate", "ratings", "raw_mean", "adjusted", "adjusted_ci_low",
+                   "adjusted_ci_high", "adjusted_se", "estimable"],
 }  # fmt: skip
 # Columns that take one part of a snapshot field, so that every cell is one number a
-# spreadsheet can use: (field, index or key).
+# spreadsheet can use: (field, index or key). Positive severity and gap = harsher;
+# leniency (positive = more lenient) comes last, deprecated.
 EXPORT_PARTS: dict[str, tuple[str, int | str]] = {
     "leniency_ci_low": ("leniency_ci", 0),
     "leniency_ci_high": ("leniency_ci", 1),
+    "copanelist_gap_ci_low": ("copanelist_gap_ci", 0),
+    "copanelist_gap_ci_high": ("copanelist_gap_ci", 1),
+    "severity_ci_low": ("severity_ci", 0),
+    "severity_ci_high": ("severity_ci", 1),
     "severity_shrunk_ci_low": ("severity_shrunk_ci", 0),
     "severity_shrunk_ci_high": ("severity_shrunk_ci", 1),
+    "adjusted_ci_low": ("adjusted_ci", 0),
+    "adjusted_ci_high": ("adjusted_ci", 1),
     "asked_30_days": ("exposure", "last_30_days"),
     "asked_90_days": ("exposure", "last_90_days"),
 }

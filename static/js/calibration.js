@@ -33,15 +33,16 @@
 
   const severity = document.getElementById("severity-chart");
   if (severity) {
-    const rows = data.interviewers.filter((r) => r.severity !== null);
+    // Interviewers who are not separable from their questions have no severity.
+    const rows = data.interviewers.filter((r) => r.severity !== null && r.severity_ci);
     new Chart(severity, {
       data: {
         labels: rows.map((r) => r.name),
         datasets: [
           {
             type: "bar",
-            label: "Severity, 95% interval",
-            data: rows.map((r) => [r.severity - 1.96 * r.severity_se, r.severity + 1.96 * r.severity_se]),
+            label: "Severity (shrunk), 95% interval",
+            data: rows.map((r) => r.severity_ci),
             backgroundColor: "rgba(36, 86, 199, 0.25)",
             borderColor: "rgba(36, 86, 199, 0.8)",
             borderWidth: 1,
@@ -49,16 +50,24 @@
           },
           {
             type: "scatter",
-            label: "Severity (model)",
+            label: "Severity (shrunk)",
             data: rows.map((r) => ({ x: r.severity, y: r.name })),
             backgroundColor: "#2456c7",
             pointRadius: 5,
           },
           {
-            // Leniency is "more generous than co-panelists"; negated so both read harsher →.
             type: "scatter",
-            label: "Gap to co-panelists (−leniency)",
-            data: rows.filter((r) => r.leniency !== null).map((r) => ({ x: -r.leniency, y: r.name })),
+            label: "Severity (raw estimate)",
+            data: rows.filter((r) => r.raw !== null).map((r) => ({ x: r.raw, y: r.name })),
+            backgroundColor: "#6b7280",
+            pointStyle: "crossRot",
+            pointRadius: 6,
+          },
+          {
+            // Positive = rates lower than co-panelists: the same sign as severity.
+            type: "scatter",
+            label: "Gap to co-panelists",
+            data: rows.filter((r) => r.gap !== null && r.gap !== undefined).map((r) => ({ x: r.gap, y: r.name })),
             backgroundColor: "#b45309",
             pointStyle: "rectRot",
             pointRadius: 6,

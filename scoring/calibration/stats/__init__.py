@@ -57,7 +57,7 @@ from scoring.calibration.stats.gtheory import (
     putka_q,
     variance_components,
 )
-from scoring.calibration.stats.interviewers import LENIENCY_FLAG_POINTS
+from scoring.calibration.stats.interviewers import FLAG_FDR, FLAG_MIN_POINTS, severity_flags
 from scoring.calibration.stats.intraclass import ICC_FORMS, IccResult, icc, largest_complete_grid
 from scoring.calibration.stats.questions import (
     MIN_CORRELATION_PAIRS,
@@ -87,8 +87,9 @@ __all__ = [
     "CEILING_FLOOR_MIN_RATINGS",
     "CEILING_FLOOR_SHARE",
     "CONFIDENCE",
+    "FLAG_FDR",
+    "FLAG_MIN_POINTS",
     "ICC_FORMS",
-    "LENIENCY_FLAG_POINTS",
     "LEVELS",
     "LOW_DISCRIMINATION",
     "LOW_DISCRIMINATION_MIN_PAIRS",
@@ -117,6 +118,7 @@ __all__ = [
     "question_discrimination",
     "recommendation_agreement",
     "severity_adjusted_mean",
+    "severity_flags",
     "summarise",
     "to_jsonable",
     "variance_components",

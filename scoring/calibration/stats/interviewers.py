@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import special
+from scipy import stats as scipy_stats
 
-from scoring.calibration.stats._arrays import FloatArray, IntArray, _safe_div
+from scoring.calibration.stats._arrays import CONFIDENCE, BoolArray, FloatArray, IntArray, _safe_div
 from scoring.calibration.stats._json import _column, _rating_key
 from scoring.calibration.stats.agreement import _agreement_from, recommendation_agreement
 from scoring.calibration.stats.raters import AdditiveFit, _leniency_from, leniency
+from scoring.calibration.stats.separability import MIN_SHARED_SHARE, shared_question_share
 from scoring.calibration.stats.shrinkage import Shrinkage, shrink
 
-# An interviewer is flagged lenient/harsh only when the average gap to
-# co-panelists is larger than half a rating point AND its 95% interval
-# excludes zero: half a point on a 1-4 scale moves hire decisions, and the
-# interval keeps interviewers with few candidates from being flagged on noise.
-LENIENCY_FLAG_POINTS = 0.5
+# An interviewer is flagged harsh or lenient only when their severity is
+# credibly away from 0 across the whole roster (Benjamini-Hochberg, false
+# discovery rate 5%) and their shrunk severity is at least FLAG_MIN_POINTS:
+# bench/calibration_power.py measures what these two choices buy (see the
+# README's "Calibration, briefly").
+FLAG_FDR = 0.05
+FLAG_MIN_POINTS = 0.2
 
 
 def _distributions(
@@ -42,10 +48,67 @@ def _distributions(
     return distributions
 
 
+@dataclass(frozen=True)
+class _Flags:
+    """Which interviewers are flagged, and the evidence behind it (per code)."""
+
+    reported: BoolArray  # comparable and separable: has a severity to report
+    separable: BoolArray
+    shared_share: FloatArray
+    p: FloatArray  # two-sided p of severity = 0 (NaN where not eligible)
+    q: FloatArray  # Benjamini-Hochberg adjusted over the eligible
+    flagged: BoolArray
+    shrunk: Shrinkage
+
+
+def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Flags:
+    """Return the flags of the interviewers of one scope.
+
+    1. Separable: comparable (in the main panel) and at least
+       MIN_SHARED_SHARE of their ratings on shared questions (separability).
+    2. Shrink the separable interviewers' severities toward 0 by reliability.
+    3. Test severity = 0 for each with its halo-aware standard error and
+       adjust the p-values by Benjamini-Hochberg over the role's eligible
+       interviewers (false discovery rate FLAG_FDR).
+    4. Flag where the adjusted p is at most FLAG_FDR and the shrunk severity
+       is at least FLAG_MIN_POINTS from 0: harsh when positive.
+    """
+    n_i = fit.severity.size
+    in_main = fit.interviewer_comparable[i]
+    shared_share = shared_question_share(i[in_main], qu[in_main], n_i, n_q)
+    separable = fit.interviewer_comparable & (np.nan_to_num(shared_share) >= MIN_SHARED_SHARE)
+    reported = separable & np.isfinite(fit.severity)
+    eligible = reported & (fit.severity_se > 0)
+    shrunk = shrink(np.where(reported, fit.severity, np.nan), fit.severity_se)
+    p = np.full(n_i, np.nan)
+    q = np.full(n_i, np.nan)
+    if eligible.any():
+        z = fit.severity[eligible] / fit.severity_se[eligible]
+        p[eligible] = 2.0 * special.ndtr(-np.abs(z))
+        q[eligible] = scipy_stats.false_discovery_control(p[eligible], method="bh")
+    with np.errstate(invalid="ignore"):
+        flagged = (q <= FLAG_FDR) & (np.abs(shrunk.shrunk) >= FLAG_MIN_POINTS)
+    return _Flags(reported, separable, shared_share, p, q, flagged, shrunk)
+
+
+def _reason(comparable: bool, separable: bool, ratings: int) -> str | None:
+    if ratings == 0:
+        return "no ratings"
+    if not comparable:
+        return "not connected to the main panel (no shared candidates)"
+    if not separable:
+        return (
+            "not separable from their questions: fewer than half of their ratings are on "
+            "questions that two or more other interviewers ask"
+        )
+    return None
+
+
 def interviewer_rows(
     fit: AdditiveFit,
     lp: IntArray,
     i: IntArray,
+    qu: IntArray,
     y: FloatArray,
     rec: FloatArray | None,
     loop_decision: FloatArray | None,
@@ -53,9 +116,16 @@ def interviewer_rows(
     card_int: IntArray,
     card_of: IntArray,
     n_i: int,
+    n_q: int,
     ndigits: int | None,
 ) -> tuple[list[dict[str, Any]], Shrinkage, IntArray]:
-    """Return one row per interviewer code, the severity shrinkage and the rating counts."""
+    """Return one row per interviewer code, the severity shrinkage and the rating counts.
+
+    Every interviewer-facing number reads positive = harsher: severity, its
+    shrunk value and ``copanelist_gap`` (how far below co-panelists they rate);
+    ``leniency`` (positive = more lenient) stays for older readers, deprecated.
+    An interviewer without a separable severity gets no severity numbers at all.
+    """
     int_n = np.bincount(i, minlength=n_i)
     int_mean = _safe_div(np.bincount(i, y, minlength=n_i), int_n)
     len_res = (
@@ -70,14 +140,18 @@ def interviewer_rows(
     else:
         agree, agree_n = np.full(n_i, np.nan), np.zeros(n_i, dtype=np.int64)
     distributions = _distributions(i, y, n_i)
-    lenient = (len_res.leniency > LENIENCY_FLAG_POINTS) & (len_res.ci_low > 0)
-    harsh = (len_res.leniency < -LENIENCY_FLAG_POINTS) & (len_res.ci_high < 0)
-    sev = _column(fit.severity, ndigits)
-    sev_se = _column(fit.severity_se, ndigits)
-    shrunk = shrink(np.where(fit.interviewer_comparable, fit.severity, np.nan), fit.severity_se)
+    flags = severity_flags(fit, i, qu, n_q)
+    shrunk = flags.shrunk
+    hide = np.where(flags.reported, 1.0, np.nan)
+    z = float(special.ndtri(0.5 + CONFIDENCE / 2))
+    raw, raw_se = fit.severity * hide, fit.severity_se * hide
+    sev, sev_se = _column(raw, ndigits), _column(raw_se, ndigits)
+    sev_low, sev_high = _column(raw - z * raw_se, ndigits), _column(raw + z * raw_se, ndigits)
     shrunk_sev = _column(shrunk.shrunk, ndigits)
     shrunk_low, shrunk_high = _column(shrunk.ci_low, ndigits), _column(shrunk.ci_high, ndigits)
     sev_reliability = _column(shrunk.reliability, ndigits)
+    p_values, q_values = _column(flags.p, ndigits), _column(flags.q, ndigits)
+    shared = _column(flags.shared_share, ndigits)
     interviewers = []
     for code, (n_r_i, mean_i, len_i, lo_i, hi_i, len_n, ag, ag_n) in enumerate(
         zip(
@@ -93,35 +167,46 @@ def interviewer_rows(
         )
     ):
         comparable = bool(fit.interviewer_comparable[code])
-        reason = None
-        if not comparable:
-            reason = (
-                "no ratings"
-                if n_r_i == 0
-                else "not connected to the main panel (no shared candidates)"
-            )
+        separable = bool(flags.separable[code])
         interviewers.append(
             {
                 "interviewer": code,
                 "ratings": n_r_i,
                 "mean": mean_i,
                 "distribution": distributions[code],
+                "copanelist_gap": None if len_i is None else _negated(len_i),
+                "copanelist_gap_ci": None if lo_i is None else [_negated(hi_i), _negated(lo_i)],
                 "leniency": len_i,
                 "leniency_ci": [lo_i, hi_i] if lo_i is not None else None,
                 "leniency_candidates": len_n,
                 "severity": sev[code],
                 "severity_se": sev_se[code],
+                "severity_ci": None if sev_low[code] is None else [sev_low[code], sev_high[code]],
                 "severity_shrunk": shrunk_sev[code],
                 "severity_shrunk_ci": None
                 if shrunk_low[code] is None
                 else [shrunk_low[code], shrunk_high[code]],
                 "severity_reliability": sev_reliability[code],
+                "severity_p": p_values[code],
+                "severity_q": q_values[code],
+                "shared_question_share": shared[code],
                 "comparable": comparable,
-                "reason": reason,
+                "separable": separable,
+                "reason": _reason(comparable, separable, n_r_i),
                 "agreement": ag,
                 "agreement_n": ag_n,
-                "flag": "lenient" if lenient[code] else "harsh" if harsh[code] else None,
+                "flag": _flag_word(flags, code),
             }
         )
 
     return interviewers, shrunk, int_n
+
+
+def _negated(value: float | None) -> float | None:
+    return None if value is None else 0.0 - value
+
+
+def _flag_word(flags: _Flags, code: int) -> str | None:
+    if not flags.flagged[code]:
+        return None
+    return "harsh" if flags.shrunk.shrunk[code] > 0 else "lenient"

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy import special
 
 from scoring.calibration.stats._arrays import (
     CONFIDENCE,
@@ -187,7 +188,7 @@ def summarise(
         c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q, scorecard=card_of
     )
     interviewers, shrunk, int_n = interviewer_rows(
-        fit, lp, i, y, rec, loop_decision, card_loop, card_int, card_of, n_i, ndigits
+        fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q, ndigits
     )
 
     # 3. Questions.
@@ -252,6 +253,7 @@ def summarise(
     # 4. Candidates.
     c_n = np.bincount(c, minlength=n_c)
     c_mean = _safe_div(np.bincount(c, y, minlength=n_c), c_n)
+    z = float(special.ndtri(0.5 + CONFIDENCE / 2))
     candidates = [
         {
             "candidate": code,
@@ -259,14 +261,23 @@ def summarise(
             "raw_mean": raw,
             "adjusted": adj,
             "adjusted_se": adj_se,
+            "adjusted_ci": None if lo is None else [lo, hi],
             "comparable": ok,
+            "estimable": ok and adj_se is not None,
+            "reason": None
+            if ok
+            else "no ratings"
+            if n_c_i == 0
+            else "panel shares no interviewer with the rest of the scope",
         }
-        for code, (n_c_i, raw, adj, adj_se, ok) in enumerate(
+        for code, (n_c_i, raw, adj, adj_se, lo, hi, ok) in enumerate(
             zip(
                 c_n.tolist(),
                 _column(c_mean, ndigits),
                 _column(fit.adjusted, ndigits),
                 _column(fit.adjusted_se, ndigits),
+                _column(fit.adjusted - z * fit.adjusted_se, ndigits),
+                _column(fit.adjusted + z * fit.adjusted_se, ndigits),
                 fit.candidate_comparable.tolist(),
                 strict=True,
             )
@@ -293,6 +304,8 @@ def summarise(
                 "components": fit.n_components,
                 "main_component_share": fit.main_share,
                 "severity_sd": math.sqrt(shrunk.tau2),
+                "halo_sd": math.sqrt(fit.halo_variance),
+                "within_sd": math.sqrt(fit.within_variance),
             },
             ndigits,
         ),

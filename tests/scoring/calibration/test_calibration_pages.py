@@ -76,8 +76,11 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     assert interviewers["rater-x"][1:4] == [
         "20",
         f"{by_name['rater-x']['mean']:.2f}",
-        f"{by_name['rater-x']['leniency']:.2f}",
+        f"{by_name['rater-x']['severity_shrunk']:.2f}",
     ]
+    # One sign everywhere: the lenient interviewer's severity and gap are negative.
+    assert by_name["rater-x"]["severity_shrunk"] < 0 and by_name["rater-x"]["copanelist_gap"] < 0
+    assert interviewers["rater-x"][7] == f"{by_name['rater-x']['copanelist_gap']:.2f}"
     assert [row[0] for row in found["Questions"][1:]] == ["Question 1", "Question 2"]
     candidates = found["Candidates: raw versus adjusted"][1:]
     assert sorted(row[0] for row in candidates) == [f"Candidate {c:03}" for c in range(1, 11)]
@@ -409,10 +412,19 @@ def test_a_lead_exports_the_interviewers_table_and_the_export_is_audited(
     source = next(
         r for r in calibrated.snapshot.result["interviewers"] if r["interviewer"] == "rater-x"
     )
-    lo, hi = source["leniency_ci"]
+    cell = dict(zip(rows[0], lenient, strict=True))
+    lo, hi = source["severity_shrunk_ci"]
     # One number per cell, every digit the snapshot holds.
-    assert lenient[3:6] == [str(source["leniency"]), str(lo), str(hi)]
-    assert lenient[-1] == "lenient"
+    assert [
+        cell["severity_shrunk"],
+        cell["severity_shrunk_ci_low"],
+        cell["severity_shrunk_ci_high"],
+    ] == [str(source["severity_shrunk"]), str(lo), str(hi)]
+    assert [cell["leniency"], cell["copanelist_gap"]] == [
+        str(source["leniency"]),
+        str(source["copanelist_gap"]),
+    ]
+    assert cell["separable"] == "True" and cell["flag"] == "lenient"
     event = AuditEvent.objects.get()
     assert (event.actor, event.action, event.target) == (
         lead,

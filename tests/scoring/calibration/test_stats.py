@@ -109,7 +109,9 @@ def test_summarise_handles_one_interviewer_only() -> None:
     out = stats.summarise(candidate, np.zeros(90, dtype=int), question, rating)
     _check_edge_output(out, 1)
     only = out["interviewers"][0]
-    assert only["severity"] == 0.0  # the average interviewer is this one
+    # Nobody else asks their questions: no severity to speak of.
+    assert only["separable"] is False and only["severity"] is None
+    assert only["reason"].startswith("not separable from their questions")
     assert only["leniency"] is None and only["flag"] is None
     assert out["reliability"]["g_qk"] is None
     assert out["reliability"]["krippendorff_alpha"]["interval"] is None
@@ -186,8 +188,13 @@ def test_summarise_flags_a_lenient_and_a_harsh_interviewer() -> None:
     flags = [row["flag"] for row in out["interviewers"]]
     assert flags[0] == "lenient"
     assert flags[1] == "harsh"
-    assert out["interviewers"][0]["leniency"] > stats.LENIENCY_FLAG_POINTS
+    assert out["interviewers"][0]["leniency"] > 0.5
     assert out["interviewers"][0]["leniency_ci"][0] > 0
+    # One sign everywhere: positive = harsher.
+    assert out["interviewers"][0]["copanelist_gap"] == -out["interviewers"][0]["leniency"]
+    assert out["interviewers"][0]["severity_shrunk"] < -stats.FLAG_MIN_POINTS
+    assert out["interviewers"][1]["severity_shrunk"] > stats.FLAG_MIN_POINTS
+    assert out["interviewers"][1]["severity_q"] <= stats.FLAG_FDR
     assert out["interviewers"][1]["severity"] > out["interviewers"][0]["severity"]
 
 
