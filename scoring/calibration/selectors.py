@@ -371,40 +371,65 @@ class PanelCalibration:
 
 
 def panel_calibration(
-    *, role_id: int, ratings: Sequence[tuple[int, str, float, int]]
+    *, role_id: int, ratings: Sequence[tuple[int, str, float, int, int]]
 ) -> PanelCalibration | None:
-    """Adjust a loop's ratings, (interviewer id, username, rating, scale) each, for
-    their interviewers' severity in the role's newest role-wide calibration.
+    """Adjust a loop's ratings, (interviewer id, username, rating, scale, question id)
+    each, for their interviewers' shrunk severity and their questions' easiness in the
+    role's newest role-wide calibration, with a 95% interval.
 
     Severity is in rating points, so only ratings on one scale are adjusted: None
     when the ratings use different scales, when fewer than two interviewers' ratings
     count, or before the role has a calibration. Leads read each interviewer's
     severity itself on the calibration page; the debrief shows only the panel's mean.
+    A calibration stored before shrinkage existed lends its raw severities.
     """
-    scales = {scale for _, _, _, scale in ratings}
+    scales = {scale for _, _, _, scale, _ in ratings}
     # With one interviewer counted, adjusted minus raw would be their severity, which
     # only leads read: the panel's adjusted score needs two interviewers at least.
-    if len(scales) != 1 or len({pk for pk, _, _, _ in ratings}) < 2:
+    if len(scales) != 1 or len({pk for pk, _, _, _, _ in ratings}) < 2:
         return None
-    # The newest snapshot's id first: only its interviewer rows are read, not the
-    # JSON of every snapshot the role has.
+    # The newest snapshot's id first: only its interviewer and question rows are
+    # read, not the JSON of every snapshot the role has.
     role_wide = CalibrationSnapshot.objects.filter(role_id=role_id, level=None)
     newest = (
         CalibrationSnapshot.objects.filter(
             pk=Subquery(role_wide.order_by("-computed_at", "-id").values("pk")[:1])
         )
-        .values_list("computed_at", "result__interviewers")
+        .values_list("computed_at", "result__interviewers", "result__questions")
         .first()
     )
     if newest is None:
         return None
-    computed_at, calibrated = newest
+    computed_at, calibrated, questions = newest
     # Matched by user id only: a username may have passed to someone else since.
     by_id = {r["interviewer_id"]: r for r in calibrated or [] if "interviewer_id" in r}
-    severity = {pk: by_id.get(pk, {}).get("severity") for pk, _, _, _ in ratings}
+    severity = {pk: _severity_of(by_id.get(pk, {})) for pk, _, _, _, _ in ratings}
+    easiness = {
+        r["question_id"]: stats.Effect(r["easiness"], r.get("easiness_se") or 0.0)
+        for r in questions or []
+        if r.get("question_id") is not None and r.get("easiness") is not None
+    }
     (scale_max,) = scales
-    who = [pk for pk, _, _, _ in ratings]
-    values = [rating for _, _, rating, _ in ratings]
-    mean = stats.severity_adjusted_mean(who, values, severity, scale=(1.0, float(scale_max)))
+    mean = stats.severity_adjusted_mean(
+        [pk for pk, _, _, _, _ in ratings],
+        [rating for _, _, rating, _, _ in ratings],
+        severity,
+        scale=(1.0, float(scale_max)),
+        question=[qid for _, _, _, _, qid in ratings],
+        easiness=easiness,
+    )
     assert mean is not None  # there are ratings
     return PanelCalibration(computed_at=computed_at, mean=mean, scale_max=scale_max)
+
+
+def _severity_of(row: dict[str, Any]) -> stats.Effect | None:
+    """Return an interviewer row's shrunk severity and its posterior SD (from its
+    interval), or, in a snapshot from before shrinkage, its raw severity."""
+    if "severity_shrunk" not in row:
+        raw = row.get("severity")
+        return None if raw is None else stats.Effect(raw)
+    value, interval = row["severity_shrunk"], row.get("severity_shrunk_ci")
+    if value is None:
+        return None
+    se = 0.0 if not interval else (interval[1] - interval[0]) / (2 * stats.Z95)
+    return stats.Effect(value, se)

@@ -184,12 +184,14 @@ class Debrief:
         ]
 
     @property
-    def counted_ratings(self) -> list[tuple[int, str, float, int]]:
+    def counted_ratings(self) -> list[tuple[int, str, float, int, int]]:
         """The submitted ratings (shadows and questions not asked aside), as
-        (interviewer id, username, rating, scale) each, for the severity adjustment."""
+        (interviewer id, username, rating, scale, question id) each, for the severity
+        and question adjustment."""
         return [
             (row.scorecard.interviewer_id, row.scorecard.interviewer.username,
-             float(cell.rating.rating), cell.rating.version.scale_max)
+             float(cell.rating.rating), cell.rating.version.scale_max,
+             cell.rating.version.question_id)
             for row in self.rows
             if visibility.counts(shadow=row.scorecard.is_shadow, done=row.scorecard.is_submitted)
             for cell in row.cells

@@ -37,7 +37,7 @@ Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in
 assessing rater reliability. Psychological Bulletin, 86(2), 420-428.
 """
 
-from scoring.calibration.stats._arrays import CONFIDENCE
+from scoring.calibration.stats._arrays import CONFIDENCE, Z95
 from scoring.calibration.stats.agreement import (
     BOOTSTRAP_RESAMPLES,
     LEVELS,
@@ -66,6 +66,7 @@ from scoring.calibration.stats.questions import (
 )
 from scoring.calibration.stats.raters import (
     AdditiveFit,
+    Effect,
     LeniencyResult,
     SeverityAdjusted,
     fit_additive,
@@ -94,8 +95,10 @@ __all__ = [
     "LOW_DISCRIMINATION",
     "LOW_DISCRIMINATION_MIN_PAIRS",
     "MIN_CORRELATION_PAIRS",
+    "Z95",
     "AdditiveFit",
     "DiscriminationResult",
+    "Effect",
     "GqkResult",
     "IccResult",
     "LeniencyResult",

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+from scipy import special
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 CONFIDENCE = 0.95
+# The normal quantile of a two-sided CONFIDENCE interval (1.96).
+Z95 = float(special.ndtri(0.5 + CONFIDENCE / 2))
 
 
 def _codes(x: npt.ArrayLike, name: str) -> IntArray:

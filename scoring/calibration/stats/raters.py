@@ -9,6 +9,7 @@ the interviewers they happened to meet.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -365,32 +366,60 @@ class SeverityAdjusted:
     adjusted_mean: float
     ratings: int
     corrected: int  # ratings whose interviewer has a severity
+    ci: tuple[float, float] | None = None  # 95% interval of adjusted_mean
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An estimated effect in rating points and its standard error (0: taken as known)."""
+
+    value: float
+    se: float = 0.0
 
 
 def severity_adjusted_mean(
     interviewer: list[Any],
     rating: list[float],
-    severity: dict[Any, float | None],
+    severity: Mapping[Any, float | Effect | None],
     *,
     scale: tuple[float, float] | None = None,
+    question: list[Any] | None = None,
+    easiness: Mapping[Any, Effect] | None = None,
+    confidence: float = CONFIDENCE,
 ) -> SeverityAdjusted | None:
     """Return one candidate's mean rating, as given and adjusted for the severity of
-    each rating's interviewer.
+    each rating's interviewer and, with ``question`` and ``easiness``, for how easy
+    each rating's question is.
 
     Under the additive model behind ``fit_additive`` (rating = overall + candidate
     + interviewer + question), an interviewer of severity s gives s points less
-    than an average interviewer would: adding s back to each of their ratings
-    gives the average interviewer's rating, kept within ``scale`` (low, high)
-    when given, as no interviewer rates outside it. An interviewer without a
-    severity (not calibrated yet, or outside the model's main component) counts
-    as given. None when there is no rating.
+    than an average interviewer would, and a question of easiness e e points more
+    than an average question: ``rating + s - e`` is what an average interviewer
+    would give on an average question, kept within ``scale`` (low, high) when
+    given, as no interviewer rates outside it. An interviewer without a severity
+    (not calibrated yet, not separable, or outside the model's main component)
+    and a question without an easiness count as given. None when there is no rating.
+
+    The interval (when two or more interviewers are counted) is a t interval with
+    one degree of freedom fewer than interviewers: the spread between the
+    interviewers' adjusted means (a scorecard's ratings share a halo, so its
+    interviewer, not the rating, is the unit), plus the standard errors of the
+    severities and easinesses used, each weighted by its share of the ratings.
     """
     if len(interviewer) != len(rating):
         raise ValueError("interviewer and rating differ in length")
+    if question is not None and len(question) != len(rating):
+        raise ValueError("question and rating differ in length")
     if not rating:
         return None
-    shifts = [severity.get(who) for who in interviewer]
-    moved = np.array([r + (s or 0.0) for r, s in zip(rating, shifts, strict=True)])
+    shifts = [_effect(severity.get(who)) for who in interviewer]
+    easy = [_effect((easiness or {}).get(q)) for q in (question or [None] * len(rating))]
+    moved = np.array(
+        [
+            r + (s.value if s else 0.0) - (e.value if e else 0.0)
+            for r, s, e in zip(rating, shifts, easy, strict=True)
+        ]
+    )
     if scale is not None:
         moved = np.clip(moved, *scale)
     return SeverityAdjusted(
@@ -398,4 +427,41 @@ def severity_adjusted_mean(
         adjusted_mean=float(np.mean(moved)),
         ratings=len(rating),
         corrected=sum(s is not None for s in shifts),
+        ci=_panel_interval(interviewer, question, moved, shifts, easy, confidence),
     )
+
+
+def _effect(value: float | Effect | None) -> Effect | None:
+    if value is None or isinstance(value, Effect):
+        return value
+    return Effect(float(value))
+
+
+def _panel_interval(
+    interviewer: list[Any],
+    question: list[Any] | None,
+    moved: FloatArray,
+    shifts: list[Effect | None],
+    easy: list[Effect | None],
+    confidence: float,
+) -> tuple[float, float] | None:
+    n = moved.size
+    who = {name: k for k, name in enumerate(dict.fromkeys(interviewer))}
+    if len(who) < 2:
+        return None
+    code = np.array([who[name] for name in interviewer])
+    share = np.bincount(code) / n
+    card_mean = np.bincount(code, moved) / np.bincount(code)
+    mean = float(moved.mean())
+    k = len(who)
+    spread = float(np.sum(share**2 * (card_mean - mean) ** 2)) * k / (k - 1)
+    sev_se = {name: (s.se if s else 0.0) for name, s in zip(interviewer, shifts, strict=True)}
+    estimated = float(np.sum(share**2 * np.array([sev_se[name] for name in who]) ** 2))
+    if question is not None:
+        per_q: dict[Any, tuple[int, float]] = {}
+        for q, e in zip(question, easy, strict=True):
+            count, se = per_q.get(q, (0, e.se if e else 0.0))
+            per_q[q] = (count + 1, se)
+        estimated += sum((count / n) ** 2 * se**2 for count, se in per_q.values())
+    half = float(special.stdtrit(k - 1, 0.5 + confidence / 2)) * math.sqrt(spread + estimated)
+    return mean - half, mean + half

@@ -4,8 +4,10 @@ Who sees which card is tested across every endpoint in test_blind_feedback.py; t
 decision form in test_loop_decide.py.
 """
 
+import numpy as np
 from django.contrib.auth.models import User
 from django.test import Client
+from scipy import stats as scipy_stats
 
 from interviews.models import Interview
 from kit.models import RubricItem
@@ -271,3 +273,42 @@ def test_interviewers_do_not_see_the_adjusted_score(
 
     assert "Omar" in page  # she reads the panel's cards
     assert "adjusted for interviewer severity" not in page
+
+
+def test_the_panel_score_uses_shrunk_severities_and_question_easiness_with_an_interval(
+    panel: Built, first: Interview, second: Interview, recruiter: User, pia: User,
+    other_interviewer: User,
+) -> None:  # fmt: skip
+    submitted(pia, first, rating=3)
+    submitted(other_interviewer, second, rating=2)
+    asked_first = list(first.questions.values_list("version__question_id", flat=True))
+    asked_second = list(second.questions.values_list("version__question_id", flat=True))
+    # Raw severities would move Pia by 0.9; shrunk, by 0.4 (interval 0.4 ± 1.96 x 0.1).
+    rows = [
+        {"interviewer": "pia", "interviewer_id": pia.pk, "severity": 0.9,
+         "severity_shrunk": 0.4, "severity_shrunk_ci": [0.4 - 0.196, 0.4 + 0.196]},
+        {"interviewer": other_interviewer.username, "interviewer_id": other_interviewer.pk,
+         "severity": -0.5, "severity_shrunk": -0.2, "severity_shrunk_ci": [-0.396, -0.004]},
+    ]  # fmt: skip
+    # Every question Pia asked is easy by 0.25 points; Omar's are average.
+    questions = [{"question_id": qid, "easiness": 0.25, "easiness_se": 0.0} for qid in asked_first]
+    CalibrationSnapshot.objects.create(
+        role=panel.loop.role, level=None, watermark="shrunk",
+        result={"interviewers": rows, "questions": questions},
+    )  # fmt: skip
+    n_first, n_second = len(asked_first), len(asked_second)
+    assert not set(asked_first) & set(asked_second)
+
+    section = adjusted_section(signed_in(recruiter).get(url(panel)).content.decode())
+
+    pia_adjusted, omar_adjusted = 3 + 0.4 - 0.25, 2 - 0.2
+    n = n_first + n_second
+    adjusted = (pia_adjusted * n_first + omar_adjusted * n_second) / n
+    assert f'<span class="score">{adjusted:.2f}</span>' in section
+    # Two interviewers: t with 1 degree of freedom over their adjusted means, plus the
+    # severities' own errors (0.1 each), weighted by their shares of the ratings.
+    shares = np.array([n_first, n_second]) / n
+    means = np.array([pia_adjusted, omar_adjusted])
+    spread = np.sum(shares**2 * (means - adjusted) ** 2) * 2
+    half = scipy_stats.t.ppf(0.975, 1) * np.sqrt(spread + np.sum(shares**2 * 0.1**2))
+    assert f"95% interval {adjusted - half:.2f} to {adjusted + half:.2f}" in section
