@@ -43,8 +43,8 @@ Every reader of scorecards asks this module: the ORM forms below for querysets,
 where the facts are already in hand.
 """
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
 
@@ -193,18 +193,46 @@ def readable_anywhere(*, user: Viewer) -> Q:
     return own | Q(status=SUBMITTED, interview__loop__in=unblinded)
 
 
-def open_seat_loops(loops: dict[str, Any], user: Viewer | None = None) -> dict[int, frozenset[int]]:
-    """Return {user id: the loops, of those matching the Loop filters `loops`, where
-    they hold a seat not yet done}: the loops where they are blind (a recruiter is
-    not, but leaving their open loops out of their own figures hides nothing they
-    could not read). Only `user`'s when given."""
+class OpenSeat(NamedTuple):
+    """A seat not yet done: its holder is blind in its loop."""
+
+    level: int
+    loop: int
+    user: int
+
+
+def open_seats(loops: dict[str, Any], user: Viewer | None = None) -> list[OpenSeat]:
+    """Return the seats not yet done in the loops matching the Loop filters `loops`
+    (only `user`'s when given), one query. A user holding two open seats in a loop
+    is there twice: a watermark digests every seat."""
     seats = Panelist.objects.filter(**{f"interview__loop__{k}": v for k, v in loops.items()})
     if user is not None:
         seats = seats.filter(user=user.pk)
+    rows = seats.exclude(seat_done()).values_list(
+        "interview__loop__level", "interview__loop", "user"
+    )
+    # No ORDER BY: callers group or sort the seats themselves.
+    return [OpenSeat(*row) for row in rows.order_by()]
+
+
+def blind_loops_of(
+    seats: Iterable[OpenSeat], level: int | None = None
+) -> dict[int, frozenset[int]]:
+    """Return {user id: the loops where they hold one of `seats`}, only loops of
+    `level` when given: the loops where they are blind (a recruiter is not, but
+    leaving their open loops out of their own figures hides nothing they could
+    not read)."""
     found: dict[int, set[int]] = {}
-    for user_id, loop_id in seats.exclude(seat_done()).values_list("user", "interview__loop"):
-        found.setdefault(user_id, set()).add(loop_id)
+    for seat in seats:
+        if level is None or seat.level == level:
+            found.setdefault(seat.user, set()).add(seat.loop)
     return {user_id: frozenset(loop_ids) for user_id, loop_ids in found.items()}
+
+
+def open_seat_loops(loops: dict[str, Any], user: Viewer | None = None) -> dict[int, frozenset[int]]:
+    """Return {user id: the loops, of those matching the Loop filters `loops`, where
+    they hold a seat not yet done} (see blind_loops_of). Only `user`'s when given."""
+    return blind_loops_of(open_seats(loops, user))
 
 
 def seats_holding_up_hire(loop: Loop | int) -> QuerySet[Panelist]:

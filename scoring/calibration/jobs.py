@@ -7,7 +7,7 @@ data.
 
 import datetime
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,10 +23,38 @@ from kit.models import Level, Question, Role, RubricItem
 from scoring import visibility
 from scoring.calibration import stats
 from scoring.calibration.definitions import DEFINITIONS
-from scoring.calibration.ratings import Ratings, _codes, _in_scope, load_ratings, watermark
+from scoring.calibration.ratings import (
+    Ratings,
+    _codes,
+    _in_scope,
+    load_ratings,
+    loop_scope,
+    watermark,
+)
 from scoring.models import CalibrationSnapshot, QuestionRating
 
 Progress = Callable[[int, str], None]
+
+
+class Exposure:
+    """The exposure of questions (interviews.selectors.exposure), each read once.
+
+    A run's scopes share one: their questions overlap, and the read costs most
+    of a second on a million asked questions. Counts may thus be a few seconds
+    older for the last scope than a read of its own would give.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[int, int]] = {}
+        self._read: set[int] = set()
+
+    def of(self, question_ids: list[int]) -> dict[int, tuple[int, int]]:
+        """Return {question id: (times asked in 30 days, in 90 days)}, covering `question_ids`."""
+        missing = [qid for qid in question_ids if qid not in self._read]
+        if missing:
+            self._seen.update(exposure(missing))
+            self._read.update(missing)
+        return self._seen
 
 
 def compute(
@@ -34,20 +62,29 @@ def compute(
     level: Level | None = None,
     progress: Progress | None = None,
     data: Ratings | None = None,
+    *,
+    seats: Sequence[visibility.OpenSeat] | None = None,
+    seen: Exposure | None = None,
 ) -> dict[str, Any]:
-    """Return the calibration snapshot body for the scope (reading its ratings unless given)."""
+    """Return the calibration snapshot body for the scope (reading its ratings unless given).
+
+    `seats`, the role's open seats (see own_rows), and `seen`, a run's exposure
+    reads, spare each scope of a run reading what they hold again.
+    """
     report = progress or (lambda pct, stage: None)
     report(5, "reading ratings")
     data = load_ratings(role, level) if data is None else data
     report(35, "computing statistics")
     body, codes = summarise(data)
     report(80, "naming results")
-    _name(body, codes, role, level)
+    _name(body, codes, role, level, seen or Exposure())
     body["inputs"]["scorecards"] = data.scorecards
     body["scope"] = {"role": role.name, "level": level.name if level else None}
     body["definitions"] = DEFINITIONS
     report(90, "rows for interviewers still blind")
-    body["own_rows"] = own_rows(data, role=role, level=level, rows=body["interviewers"])
+    body["own_rows"] = own_rows(
+        data, role=role, level=level, rows=body["interviewers"], seats=seats
+    )
     return body
 
 
@@ -108,7 +145,9 @@ def _candidate_decisions(
     return np.append(per_loop, np.nan)[first]
 
 
-def _name(body: dict[str, Any], codes: Codes, role: Role, level: Level | None) -> None:
+def _name(
+    body: dict[str, Any], codes: Codes, role: Role, level: Level | None, seen: Exposure
+) -> None:
     """Replace codes with names and add what only the database knows (hit rates, exposure)."""
     candidate_ids, question_ids, asked = codes.candidate, codes.question, codes.asked
     name_interviewers(body["interviewers"], codes.interviewer)
@@ -129,13 +168,13 @@ def _name(body: dict[str, Any], codes: Codes, role: Role, level: Level | None) -
         asked=dict(zip(qids, asked.tolist(), strict=True)),
         scope=_in_scope(role, level, prefix="questionrating__"),
     )
-    seen = exposure(qids)
+    asked_recently = seen.of(qids)
     for row in body["questions"]:
         qid = int(question_ids[row["question"]])
         row["question"] = titles[qid]
         row["question_id"] = qid
         row["rubric_hit_rates"] = hits.get(qid, {})
-        last_30, last_90 = seen.get(qid, (0, 0))
+        last_30, last_90 = asked_recently.get(qid, (0, 0))
         row["exposure"] = {"last_30_days": last_30, "last_90_days": last_90}
 
 
@@ -148,7 +187,12 @@ def name_interviewers(rows: list[dict[str, Any]], interviewer_ids: np.ndarray) -
 
 
 def own_rows(
-    data: Ratings, *, role: Role, level: Level | None, rows: list[dict[str, Any]]
+    data: Ratings,
+    *,
+    role: Role,
+    level: Level | None,
+    rows: list[dict[str, Any]],
+    seats: Sequence[visibility.OpenSeat] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Return, per user still blind in loops of the scope, the interviewer row they read.
 
@@ -164,9 +208,12 @@ def own_rows(
        so a reader can tell when the row was computed before they took a seat.
 
     Keys are user ids as text (JSON objects have text keys); `row` is None when
-    nothing of theirs is left.
+    nothing of theirs is left. `seats` are the role's open seats, as the run's
+    watermarks read and digested them (ratings.Watermarks.seats); read when not given.
     """
-    blind_in = visibility.open_seat_loops(loop_scope(role, level))
+    if seats is None:
+        seats = visibility.open_seats(loop_scope(role, level))
+    blind_in = visibility.blind_loops_of(seats, level=level.pk if level else None)
     present = set(np.unique(data.loop).tolist())
     by_set: dict[frozenset[int], dict[int, dict[str, Any]]] = {}
     mine = {row["interviewer_id"]: row for row in rows}
@@ -185,11 +232,6 @@ def own_rows(
             row = None
         out[str(user_id)] = {"blind_in": sorted(loops), "row": row}
     return out
-
-
-def loop_scope(role: Role, level: Level | None) -> dict[str, Any]:
-    """Return the filters of a Loop queryset for the scope's loops."""
-    return {"role": role} if level is None else {"role": role, "level": level}
 
 
 def rubric_hit_rates(
@@ -237,6 +279,8 @@ def snapshot_store(
     data: Ratings | None = None,
     mark: str | None = None,
     same_as: dict[str, Any] | None = None,
+    seats: Sequence[visibility.OpenSeat] | None = None,
+    seen: Exposure | None = None,
 ) -> tuple[CalibrationSnapshot, bool]:
     """Compute and store the scope's snapshot unless one exists for the same inputs.
 
@@ -244,6 +288,8 @@ def snapshot_store(
     ratings arrive meanwhile, the next run sees a new watermark and stores again.
     `data`, the role's ratings already loaded, saves reading them per level;
     `same_as`, a body computed from exactly the same ratings, saves computing it again.
+    `seats` and `seen`, the run's open seats and exposure reads, are shared by its
+    scopes (see compute); `seats` must be those `mark` digests.
     """
     mark = mark or watermark(role, level)
     existing = stored(role, level, mark)
@@ -254,7 +300,8 @@ def snapshot_store(
             progress(100, "same ratings as all levels")
         body = {**same_as, "scope": {"role": role.name, "level": level.name if level else None}}
     else:
-        body = compute(role, level, progress, data.only(level) if data is not None else None)
+        scoped = data.only(level) if data is not None else None
+        body = compute(role, level, progress, scoped, seats=seats, seen=seen)
     now = timezone.now()
     body["computed_at"] = now.isoformat()
     body["watermark"] = mark

@@ -18,7 +18,6 @@ from django.db import connection
 from django.db.models import BigIntegerField, Case, Count, F, Max, Q, QuerySet, Value, When
 from django.db.models.functions import Cast
 
-from interviews.models import Panelist
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
 from scoring.models import QuestionRating, Scorecard
@@ -44,9 +43,18 @@ def _in_scope(role: Role, level: Level | None, prefix: str = "") -> Q:
 
 
 class Watermarks(dict[int | None, str]):
-    """Watermarks by level id (None: the whole role), holding what was read to compute them."""
+    """Watermarks by level id (None: the whole role), holding what was read to compute them.
+
+    `seats`: the role's open seats as digested here, for each scope's own rows
+    (jobs.own_rows takes its level's), so the run reads them once.
+    """
 
     read: "_Read | None" = None
+    seats: list[visibility.OpenSeat]
+
+    def __init__(self, marks: Mapping[int | None, str], seats: list[visibility.OpenSeat]):
+        super().__init__(marks)
+        self.seats = seats
 
 
 # The reads behind live Watermarks, by role id: load_ratings takes the role's
@@ -62,32 +70,32 @@ def watermarks(role: Role) -> Watermarks:
     load_ratings reads them (see _read), and load_ratings(role) then reuses
     that read while the returned marks are alive: the job that asked for them
     computes from exactly the ratings its watermarks describe, read once.
-    Elsewhere, one aggregate query.
+    Elsewhere, one aggregate query. The open seats they digest are kept on
+    them (one query either way).
     """
-    seats = _seat_marks(role)
-    if connection.vendor != "postgresql":
-        rows = _watermark_rows(role, None)
-        marks = Watermarks({row["level"]: _mark(row, seats) for row in rows})
-    else:
-        read = _read(role, None)
-        rows = read.watermark_rows()
-        marks = Watermarks({row["level"]: _mark(row, seats) for row in rows})
+    open_seats = visibility.open_seats(loop_scope(role, None))
+    seats = _seat_marks(open_seats)
+    read = _read(role, None) if connection.vendor == "postgresql" else None
+    rows = read.watermark_rows() if read is not None else _watermark_rows(role, None)
+    marks = Watermarks({row["level"]: _mark(row, seats) for row in rows}, open_seats)
+    if read is not None:
         marks.read = read
         _reads[role.pk] = read
     marks[None] = _mark({**_total(rows), "level": None}, seats)
     return marks
 
 
-def _seat_marks(role: Role, level: Level | None = None) -> dict[int | None, str]:
-    """Return per level (None: the whole role) a digest of its open seats: who is
+def loop_scope(role: Role, level: Level | None) -> dict[str, Any]:
+    """Return the filters of a Loop queryset for the scope's loops."""
+    return {"role": role} if level is None else {"role": role, "level": level}
+
+
+def _seat_marks(open_seats: Iterable[visibility.OpenSeat]) -> dict[int | None, str]:
+    """Return per level (None: all of `open_seats`) a digest of its open seats: who is
     blind in which loop. Each snapshot's own rows (jobs.own_rows) leave those loops
     out, so a seat taken or done must change the watermark, as a rating does."""
-    seats = Panelist.objects.filter(interview__loop__role=role).exclude(visibility.seat_done())
-    if level is not None:
-        seats = seats.filter(interview__loop__level=level)
     found: dict[int | None, list[tuple[int, int]]] = {None: []}
-    rows = seats.values_list("interview__loop__level", "interview__loop", "user").order_by()
-    for level_id, loop_id, user_id in rows:
+    for level_id, loop_id, user_id in open_seats:
         found.setdefault(level_id, []).append((loop_id, user_id))
         found[None].append((loop_id, user_id))
     return {key: _digest(sorted(pairs)) for key, pairs in found.items()}
@@ -153,7 +161,7 @@ def watermark(role: Role, level: Level | None = None) -> str:
     """Return a string that changes whenever the inputs of the scope change: its
     ratings, and who is blind in which of its loops (two queries)."""
     total = {**_total(_watermark_rows(role, level)), "level": level.pk if level else None}
-    return _mark(total, _seat_marks(role, level))
+    return _mark(total, _seat_marks(visibility.open_seats(loop_scope(role, level))))
 
 
 def _text(value: object) -> str:

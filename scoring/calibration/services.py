@@ -99,6 +99,8 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
         )
         data = calibration_ratings.load_ratings(job.role) if fresh else None
         share = 90 // len(scopes)
+        # One read of each question's exposure for all the scopes.
+        seen = calibration_jobs.Exposure()
         main = None
         for n, level in enumerate(scopes):
             base = 5 + n * share
@@ -121,6 +123,9 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
                 data=data,
                 mark=marks[level.pk if level else None],
                 same_as=main.result if whole and main is not None else None,
+                # The open seats the watermarks digest: each scope takes its level's.
+                seats=marks.seats,
+                seen=seen,
             )
             main = main or snapshot
     except Exception as exc:

@@ -13,9 +13,13 @@ import numpy as np
 import pytest
 from django.db import connection
 from django.db.models import Count, Max
+from django.test.utils import CaptureQueriesContext
 
+from interviews.models import InterviewQuestion, Panelist
 from kit.models import Role
+from scoring import visibility
 from scoring.calibration import ratings as calibration
+from scoring.calibration import services
 from scoring.models import CalibrationSnapshot, QuestionRating
 from tests.scoring.calibration.helpers import (
     ROLE,
@@ -98,7 +102,7 @@ def reference_marks(role: Role) -> dict[int | None, str]:
     }
     rated = QuestionRating.objects.filter(calibration._in_scope(role, None))
     per_level = rated.values("scorecard__interview__loop__level_id").annotate(**mark).order_by()
-    seats = calibration._seat_marks(role)
+    seats = calibration._seat_marks(visibility.open_seats({"role": role}))
     marks: dict[int | None, str] = {}
     for row in per_level:
         level = row["scorecard__interview__loop__level_id"]
@@ -131,6 +135,46 @@ def test_watermarks_match_one_aggregate_query(panel: Role) -> None:
     for level_id, mark in marks.items():
         level = None if level_id is None else panel.loops.filter(level_id=level_id)[0].level
         assert calibration.watermark(panel, level) == mark
+
+
+def test_watermarks_keep_the_open_seats_they_digest(panel: Role) -> None:
+    marks = calibration.watermarks(panel)
+
+    dan = Panelist.objects.get(user__username="dan")
+    assert marks.seats == [
+        visibility.OpenSeat(level=dan.interview.loop.level_id, loop=dan.interview.loop_id,
+                            user=dan.user_id)
+    ]  # fmt: skip
+
+
+def test_a_run_reads_the_open_seats_and_the_exposure_once_for_all_its_scopes(
+    panel: Role,
+) -> None:
+    seats_table, asked_table = Panelist._meta.db_table, InterviewQuestion._meta.db_table
+
+    with CaptureQueriesContext(connection) as run:
+        services.calibration_run_now(role=panel)
+
+    queries = [query["sql"] for query in run.captured_queries]
+    assert CalibrationSnapshot.objects.filter(role=panel).count() == 4  # all, L4, L5, L6
+    assert sum(f'FROM "{seats_table}"' in sql for sql in queries) == 1
+    assert sum(f'FROM "{asked_table}"' in sql for sql in queries) == 1
+
+
+def test_each_scope_keeps_the_own_rows_of_its_own_open_seats(panel: Role) -> None:
+    services.calibration_run_now(role=panel)
+
+    snapshots = list(CalibrationSnapshot.objects.filter(role=panel).select_related("level"))
+    for snapshot in snapshots:
+        blind = visibility.open_seat_loops(calibration.loop_scope(panel, snapshot.level))
+        own = snapshot.result["own_rows"]
+        assert {int(user): entry["blind_in"] for user, entry in own.items()} == {
+            user: sorted(loops) for user, loops in blind.items()
+        }
+    # Dan's draft is at L5: he is blind there and in the role, not at L4 or L6.
+    dan = str(Panelist.objects.get(user__username="dan").user_id)
+    holding = {s.level.name if s.level else None for s in snapshots if dan in s.result["own_rows"]}
+    assert holding == {None, "L5"}
 
 
 def test_load_ratings_reuses_the_read_behind_live_watermarks(
