@@ -357,6 +357,35 @@ def exercise_report(*, exercise: CalibrationExercise) -> ExerciseReport:
     )
 
 
+@dataclass(frozen=True)
+class ExerciseIcc:
+    """The ICC of a role's newest closed calibration exercise, for the dashboard."""
+
+    exercise: CalibrationExercise
+    answers: int
+    icc: dict[str, Any] | None  # None under stats.ICC_MIN_CANDIDATES answers
+
+
+def latest_exercise_icc(*, role: Role) -> ExerciseIcc | None:
+    """Return the ICC of the role's newest closed exercise (None without one).
+
+    An exercise is a complete grid by design, so it feeds the dashboard's ICC card
+    when the ratings themselves hold no grid of stats.ICC_MIN_CANDIDATES candidates.
+    """
+    exercise = (
+        CalibrationExercise.objects.filter(
+            status=CalibrationExercise.Status.CLOSED, version__question__role=role
+        )
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if exercise is None:
+        return None
+    report = exercise_report(exercise=exercise)
+    enough = len(report.answers) >= stats.ICC_MIN_CANDIDATES
+    return ExerciseIcc(exercise, len(report.answers), report.icc if enough else None)
+
+
 # --- a loop's panel, adjusted --------------------------------------------------------------
 
 

@@ -90,6 +90,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "charts": charts,
             "job": job,
             "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
+            "exercise_icc": selectors.latest_exercise_icc(role=role) if full and role else None,
             "full": full,
         },
     )

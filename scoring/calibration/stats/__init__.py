@@ -54,6 +54,7 @@ from scoring.calibration.stats.gtheory import (
     GqkResult,
     VarianceComponents,
     g_qk,
+    g_qk_interval,
     putka_q,
     variance_components,
 )
@@ -77,6 +78,7 @@ from scoring.calibration.stats.raters import (
 from scoring.calibration.stats.summary import (
     CEILING_FLOOR_MIN_RATINGS,
     CEILING_FLOOR_SHARE,
+    ICC_MIN_CANDIDATES,
     LOW_DISCRIMINATION,
     LOW_DISCRIMINATION_MIN_PAIRS,
     summarise,
@@ -91,6 +93,7 @@ __all__ = [
     "FLAG_FDR",
     "FLAG_MIN_POINTS",
     "ICC_FORMS",
+    "ICC_MIN_CANDIDATES",
     "LEVELS",
     "LOW_DISCRIMINATION",
     "LOW_DISCRIMINATION_MIN_PAIRS",
@@ -109,6 +112,7 @@ __all__ = [
     "fleiss_kappa",
     "fleiss_kappa_from_table",
     "g_qk",
+    "g_qk_interval",
     "icc",
     "krippendorff_alpha",
     "krippendorff_alpha_bootstrap",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
+from scipy import sparse, special
 from scipy.sparse.csgraph import connected_components
 
 from scoring.calibration.stats._arrays import (
@@ -233,3 +233,78 @@ def _gqk_from_cells(
     denominator = comp.target + q * rater + comp.residual / k_h
     g = comp.target / denominator if denominator > 0 else None
     return GqkResult(g, q, k_h, comp)
+
+
+# A grouped jackknife of G(q,k) refits the components once per group; beyond this
+# many targets it runs on a random subset of them and scales the standard error by
+# sqrt(subset / targets), as G's sampling error shrinks with the square root of
+# the number of targets (a million ratings would otherwise take seconds).
+JACKKNIFE_GROUPS = 10
+JACKKNIFE_MAX_TARGETS = 2000
+
+
+def g_qk_interval(
+    cell_t: IntArray,
+    cell_r: IntArray,
+    y: FloatArray,
+    n_t: int,
+    n_r: int,
+    *,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float] | None:
+    """Return a grouped-jackknife interval for G(q,k) from _cells' cells, or None.
+
+    1. Split the targets (loops) at random into JACKKNIFE_GROUPS groups (one
+       per target below that, from 5), on a random subset of
+       JACKKNIFE_MAX_TARGETS when there are more.
+    2. Recompute G(q,k) without each group in turn: pseudo-values
+       G_j = g G - (g - 1) G_(-j) give the standard error sd(G_j) / sqrt(g).
+    3. Interval: G +- t(g - 1) x SE (scaled back to all targets), kept to 0..1.
+
+    Resampling targets keeps each target's raters and ratings together; the
+    raters themselves are held fixed, so the interval describes this panel
+    pool's reliability for new candidates. None when G is undefined on the
+    whole or on any part.
+    """
+    groups = min(JACKKNIFE_GROUPS, n_t)  # delete-one below JACKKNIFE_GROUPS targets
+    if groups < 5:
+        return None
+    rng = np.random.default_rng(seed)
+    whole = _gqk_from_cells(cell_t, cell_r, y, n_t, n_r).g
+    if whole is None:
+        return None
+    used = n_t
+    if n_t > JACKKNIFE_MAX_TARGETS:
+        chosen = np.zeros(n_t, dtype=bool)
+        chosen[rng.choice(n_t, JACKKNIFE_MAX_TARGETS, replace=False)] = True
+        keep = chosen[cell_t]
+        cell_t, cell_r, y, used = cell_t[keep], cell_r[keep], y[keep], JACKKNIFE_MAX_TARGETS
+    group = rng.permutation(np.arange(n_t) % groups)
+    base = _subset_g(cell_t, cell_r, y, np.ones(cell_t.size, dtype=bool), n_t, n_r)
+    if base is None:
+        return None
+    pseudo = []
+    for j in range(groups):
+        left_out = _subset_g(cell_t, cell_r, y, group[cell_t] != j, n_t, n_r)
+        if left_out is None:
+            return None
+        pseudo.append(groups * base - (groups - 1) * left_out)
+    se = float(np.std(pseudo, ddof=1)) / math.sqrt(groups) * math.sqrt(used / n_t)
+    half = float(special.stdtrit(groups - 1, 0.5 + confidence / 2)) * se
+    return max(0.0, whole - half), min(1.0, whole + half)
+
+
+def _subset_g(
+    cell_t: IntArray,
+    cell_r: IntArray,
+    y: FloatArray,
+    keep: npt.NDArray[np.bool_],
+    n_t: int,
+    n_r: int,
+) -> float | None:
+    t, _ = _compact(cell_t[keep], n_t)
+    r, _ = _compact(cell_r[keep], n_r)
+    sub_t = int(t.max()) + 1 if t.size else 0
+    sub_r = int(r.max()) + 1 if r.size else 0
+    return _gqk_from_cells(t, r, y[keep], sub_t, sub_r).g

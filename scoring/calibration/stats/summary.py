@@ -17,6 +17,7 @@ from scipy import special
 from scoring.calibration.stats._arrays import (
     CONFIDENCE,
     FloatArray,
+    IntArray,
     _codes,
     _floats,
     _pairs,
@@ -33,12 +34,16 @@ from scoring.calibration.stats.agreement import (
     _pairable,
     _unit_values,
 )
-from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells
+from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells, g_qk_interval
 from scoring.calibration.stats.interviewers import interviewer_rows
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
 from scoring.calibration.stats.questions import question_discrimination
 from scoring.calibration.stats.raters import fit_additive
 
+# The ICC describes one question's candidates-by-interviewers grid; under 10
+# candidates its interval spans most of 0..1, so the dashboard does not headline
+# it (the snapshot keeps the values, with icc_reason saying why).
+ICC_MIN_CANDIDATES = 10
 # A question whose rating correlates below 0.2 with the rest of the loop adds
 # little information; 30 pairs keeps the correlation's standard error near
 # 0.18 so the flag is not noise.
@@ -48,6 +53,35 @@ LOW_DISCRIMINATION_MIN_PAIRS = 30
 # longer separates candidates at that end; judged only from 10 ratings up.
 CEILING_FLOOR_SHARE = 0.8
 CEILING_FLOOR_MIN_RATINGS = 10
+
+
+def _icc_reason(grid: tuple[int, FloatArray] | None) -> str | None:
+    if grid is None:
+        return (
+            "no complete grid: needs one question that every interviewer rated for every candidate"
+        )
+    if grid[1].shape[0] < ICC_MIN_CANDIDATES:
+        return (
+            f"the largest complete grid has {grid[1].shape[0]} candidates; "
+            f"the dashboard shows the ICC from {ICC_MIN_CANDIDATES}"
+        )
+    return None
+
+
+def _fleiss_reason(unit: IntArray, value: FloatArray) -> str:
+    """Say why Fleiss' kappa is undefined for these (unit, value) pairs, sorted by unit."""
+    if unit.size == 0:
+        return "no ratings"
+    starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
+    m = np.diff(np.r_[starts, unit.size])
+    if m.max() < 2:
+        return "no question was rated by two or more interviewers in the same loop"
+    if m.min() != m.max():
+        return (
+            f"units are rated by different numbers of interviewers ({int(m.min())} to "
+            f"{int(m.max())}); kappa needs the same number for every unit"
+        )
+    return "every rating is the same category: chance agreement is perfect"
 
 
 def _per_entity(values: FloatArray, size: int, default: float) -> FloatArray:
@@ -152,9 +186,13 @@ def summarise(
     else:
         cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
     gqk = _gqk_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
+    gqk_ci = (
+        g_qk_interval(cell_t, cell_r, cell_y, n_t, n_r, seed=seed) if gqk.g is not None else None
+    )
     comp = gqk.components
     grid = largest_complete_grid(c, i, qu, y, n_q)
     icc_out: dict[str, Any] | None = None
+    icc_reason = _icc_reason(grid)
     if grid is not None:
         result = icc(grid[1])
         icc_out = {
@@ -169,7 +207,11 @@ def summarise(
         "krippendorff_alpha_ci95": {"interval": list(alpha_ci) if alpha_ci else None},
         "pairable_units": pairable.n_units,
         "fleiss_kappa": kappa,
+        "fleiss_kappa_reason": None
+        if kappa is not None
+        else _fleiss_reason(unit_sorted, unit_value),
         "g_qk": gqk.g,
+        "g_qk_ci95": None if gqk_ci is None else list(gqk_ci),
         "variance_components": None
         if comp is None
         else {
@@ -181,6 +223,7 @@ def summarise(
             "method": comp.method,
         },
         "icc": icc_out,
+        "icc_reason": icc_reason,
     }
 
     # 2. Interviewers.

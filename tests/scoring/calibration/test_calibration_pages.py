@@ -253,8 +253,9 @@ def test_the_dashboard_makes_a_fixed_number_of_queries_for_a_large_panel(
     # 11. the roles for the filter
     # 12. the levels for the filter
     # 13. the lead's open seats in the scope's loops (blind leads read their own row only)
+    # 14. the role's newest closed calibration exercise (none here: its ICC card)
     # Nothing per interviewer, candidate or question: the rows come from the snapshot JSON.
-    with django_assert_max_num_queries(13):
+    with django_assert_max_num_queries(14):
         response = client.get(DASHBOARD, {"role": role.pk})
     assert response.status_code == 200
     assert len(tables(response.content.decode())["Interviewers"]) == 1 + panel
@@ -482,3 +483,75 @@ def test_an_unknown_table_or_a_scope_without_snapshot_is_a_404(
     assert client.get(EXPORT, {"role": calibrated.role.pk, "table": "salaries"}).status_code == 400
     assert client.get(EXPORT, {"role": calibrated.role.pk, "level": l3.pk}).status_code == 404
     assert not AuditEvent.objects.exists()
+
+
+def _closed_exercise(role: Role, lead: User, answers: int) -> None:
+    """A closed exercise on a question of `role`: three interviewers score every answer,
+    each a little differently, so the grid has an ICC."""
+    from scoring.models import ReferenceAnswer
+    from tests.factories import make_question
+
+    people = [make_user(f"ex-rater-{n}", INTERVIEWER) for n in range(3)]
+    question = make_question(role=role, title="Exercise question")
+    exercise = services.exercise_create(
+        title="Spring calibration",
+        question=question,
+        answers=[
+            services.AnswerInput(transcript=f"Answer {n}", key_rating=1 + n % 4, key_checked=())
+            for n in range(answers)
+        ],
+        participants=people,
+        by=lead,
+    )
+    for offset, person in enumerate(people):
+        scores = [
+            (a.pk, min(4, max(1, a.key_rating + (offset if a.order % 3 == 0 else 0) - 1)), ())
+            for a in ReferenceAnswer.objects.filter(exercise=exercise)
+        ]
+        services.exercise_score(exercise=exercise, by=person, scores=scores)
+    services.exercise_close(exercise=exercise, by=lead)
+
+
+def _icc_card(html: str) -> str:
+    start = html.index("ICC(2,1): one interviewer")
+    return html[start : html.index("</section>", start)]
+
+
+def test_the_icc_card_shows_a_closed_exercise_of_ten_answers_with_its_interval(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    # No grid in the ratings themselves:
+    calibrated.snapshot.result["reliability"]["icc"] = None
+    calibrated.snapshot.save()
+    _closed_exercise(calibrated.role, lead, answers=10)
+
+    card = _icc_card(page(client, lead, role=calibrated.role.pk))
+
+    assert "from the closed calibration exercise" in card and "Spring calibration" in card
+    assert "(10 answers)" in card and "95% CI" in card
+
+
+def test_the_icc_card_says_why_a_small_exercise_is_not_shown(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    calibrated.snapshot.result["reliability"]["icc"] = None
+    calibrated.snapshot.save()
+    _closed_exercise(calibrated.role, lead, answers=4)
+
+    card = _icc_card(page(client, lead, role=calibrated.role.pk))
+
+    assert "had 4 answers; the ICC is shown from 10 answers that everyone scores" in card
+    assert '<div class="big">—</div>' in card
+
+
+def test_the_reliability_cards_show_g_with_its_interval_and_why_kappa_is_missing(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    html = page(client, lead, role=calibrated.role.pk)
+    reliability = calibrated.snapshot.result["reliability"]
+    low, high = reliability["g_qk_ci95"]
+    assert low <= reliability["g_qk"] <= high
+    assert f"95% CI {low:.2f} to {high:.2f}" in html
+    assert "Reliability of raw panel means G(q,k)" in html
+    if reliability["fleiss_kappa"] is None:
+        assert f"Not defined here: {reliability['fleiss_kappa_reason']}" in html

@@ -235,3 +235,33 @@ def test_to_jsonable_turns_numpy_and_nan_into_plain_values() -> None:
         {"a": np.float64(np.nan), "b": [np.int64(2), np.inf], "c": np.arange(2)}, ndigits=2
     )
     assert value == {"a": None, "b": [2, None], "c": [0, 1]}
+
+
+def test_summarise_says_why_fleiss_kappa_is_missing() -> None:
+    # Loop 0's question has 3 ratings, loop 1's has 2: kappa needs equal counts.
+    out = stats.summarise([0, 0, 0, 1, 1], [0, 1, 2, 0, 1], [0] * 5, [1.0, 2.0, 2.0, 3.0, 3.0])
+    reliability = out["reliability"]
+    assert reliability["fleiss_kappa"] is None
+    assert reliability["fleiss_kappa_reason"] == (
+        "units are rated by different numbers of interviewers (2 to 3); "
+        "kappa needs the same number for every unit"
+    )
+    single = stats.summarise([0, 1], [0, 1], [0, 0], [2.0, 3.0])["reliability"]
+    assert single["fleiss_kappa_reason"] == (
+        "no question was rated by two or more interviewers in the same loop"
+    )
+    balanced = stats.summarise([0, 0, 1, 1], [0, 1, 0, 1], [0] * 4, [1.0, 2.0, 2.0, 2.0])
+    assert balanced["reliability"]["fleiss_kappa"] is not None
+    assert balanced["reliability"]["fleiss_kappa_reason"] is None
+
+
+def test_summarise_keeps_a_small_grids_icc_but_says_the_dashboard_will_not_headline_it() -> None:
+    grid = np.array(SHROUT_FLEISS_GRID, dtype=float)  # 6 targets x 4 judges
+    candidate, interviewer = np.indices(grid.shape)
+    out = stats.summarise(
+        candidate.ravel(), interviewer.ravel(), np.zeros(grid.size, dtype=int), grid.ravel()
+    )
+    assert out["reliability"]["icc"]["n_candidates"] == 6
+    assert out["reliability"]["icc_reason"] == (
+        "the largest complete grid has 6 candidates; the dashboard shows the ICC from 10"
+    )

@@ -106,3 +106,47 @@ def test_g_qk_is_none_without_two_targets_or_two_raters_per_target() -> None:
     assert stats.g_qk([0, 0], [0, 1], [1.0, 2.0]).g is None
     assert stats.g_qk([0, 1, 2], [0, 1, 2], [1.0, 2.0, 3.0]).g is None
     assert stats.g_qk([], [], []).g is None
+
+
+def _panel_cells(seed: int, targets: int) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    t = np.repeat(np.arange(targets), 4)
+    r = np.concatenate([rng.choice(40, 4, replace=False) for _ in range(targets)])
+    y = rng.normal(0, 0.6, targets)[t] + rng.normal(0, 0.2, 40)[r] + rng.normal(0, 0.5, t.size)
+    return t, r, y
+
+
+def test_the_g_interval_holds_the_estimate_and_narrows_with_more_candidates() -> None:
+    widths = []
+    for targets in (60, 600):
+        t, r, y = _panel_cells(4, targets)
+        g = stats.g_qk(t, r, y).g
+        low, high = stats.g_qk_interval(t, r, y, targets, 40)
+        assert 0.0 <= low <= g <= high <= 1.0
+        widths.append(high - low)
+    assert widths[1] < widths[0] / 2  # about sqrt(10) narrower
+
+
+def test_the_g_interval_is_the_same_for_the_same_seed_and_needs_five_candidates() -> None:
+    t, r, y = _panel_cells(5, 80)
+    assert stats.g_qk_interval(t, r, y, 80, 40) == stats.g_qk_interval(t, r, y, 80, 40)
+    few = t < 4
+    assert stats.g_qk_interval(t[few], r[few], y[few], 4, 40) is None
+
+
+def test_the_g_interval_covers_the_panel_pools_reliability_about_95_percent() -> None:
+    # The truth: G computed from the planted components with this design's q and k.
+    covered = []
+    for seed in range(200):
+        rng = np.random.default_rng(1000 + seed)
+        targets = 80
+        t = np.repeat(np.arange(targets), 4)
+        r = np.concatenate([rng.choice(40, 4, replace=False) for _ in range(targets)])
+        rater = np.random.default_rng(7).normal(0, 0.3, 40)  # one panel pool
+        y = rng.normal(0, 0.6, targets)[t] + rater[r] + rng.normal(0, 0.5, t.size)
+        result = stats.g_qk(t, r, y)
+        var_r = float(np.var(rater, ddof=1))
+        truth = 0.36 / (0.36 + result.q * var_r + 0.25 / result.k_harmonic)
+        interval = stats.g_qk_interval(t, r, y, targets, 40, seed=seed)
+        covered.append(interval[0] <= truth <= interval[1])
+    assert 0.90 <= float(np.mean(covered)) <= 0.99
