@@ -81,11 +81,17 @@ def _halo_components(
         (np.ones(y.size * len(design)), (np.tile(card, len(design)), np.concatenate(design))),
         shape=(n_cards, p),
     )
-    # B: per candidate, its cards' level counts weighted by card size.
+    # B: per candidate, its cards' level counts weighted by card size. With W = A -
+    # N G xbar (A the cards' counts, N their sizes, G cards -> candidates),
+    # W'W = A'A - B'xbar - xbar'B + xbar' D xbar (D = diag(sum n_s^2)) = A'A - F'xbar
+    # - xbar'F with F = B - D xbar / 2: one product over candidates, rather than
+    # forming W over cards (three times the work).
     by_cand = sparse.csr_matrix((card_n, (card_cand, np.arange(n_cards))), shape=(n_cand, n_cards))
-    w = (counts - sparse.diags(card_n) @ fit.xbar[card_cand]).tocsr()
-    card_weighted = (by_cand @ counts - sparse.diags(card_sq) @ fit.xbar).tocsr()
-    wtw = (w.T @ w).tocsr()
+    weighted = (by_cand @ counts).tocsr()
+    spread = sparse.diags(card_sq) @ fit.xbar
+    card_weighted = (weighted - spread).tocsr()
+    half = ((weighted - 0.5 * spread).T @ fit.xbar).tocsr()
+    wtw = ((counts.T @ counts) - half - half.T).tocsr()
     wtw_diag = wtw.diagonal()
 
     full = fit.sse / df if df > 0 else math.nan

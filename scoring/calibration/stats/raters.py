@@ -205,7 +205,7 @@ def fit_additive(
     y = _floats(rating, "rating")
     _same_length(candidate=c, interviewer=i, question=q, rating=y)
     if scorecard is None:
-        card = c * (int(i.max()) + 1 if i.size else 1) + i
+        card = np.unique(c * (int(i.max()) + 1 if i.size else 1) + i, return_inverse=True)[1]
     else:
         card = _codes(scorecard, "scorecard")
         _same_length(candidate=c, scorecard=card)
@@ -237,7 +237,7 @@ def fit_additive(
     n_comp = int(np.unique(cand_label[c]).size)
     in_main = cand_label[c] == main
     c_m, i_m, q_m, y_m = c[in_main], i[in_main], q[in_main], y[in_main]
-    sc = np.unique(card[in_main], return_inverse=True)[1].astype(np.int64)
+    sc, _ = _compact(card[in_main], int(card.max()) + 1)
     cc, cand_codes = _compact(c_m, n_c)
     ic, int_codes = _compact(i_m, n_i)
     qc, q_codes = _compact(q_m, n_q)
