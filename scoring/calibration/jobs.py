@@ -107,8 +107,10 @@ def summarise(
     question_ids, q_code = _codes(data.question)
     _, l_code = _codes(data.loop)
     decision = _candidate_decisions(c_code, l_code, data.decision, len(candidate_ids))
-    scale = np.full(len(question_ids), np.nan)
-    scale[q_code] = data.scale_max
+    # A question's top scale: the highest of its versions' (each rating keeps its own).
+    scale = np.full(len(question_ids), -np.inf)
+    np.maximum.at(scale, q_code, data.scale_max)
+    scale[np.isinf(scale)] = np.nan
     extra = {} if bootstrap_resamples is None else {"bootstrap_resamples": bootstrap_resamples}
     body = stats.summarise(
         c_code,
@@ -122,6 +124,7 @@ def summarise(
         n_interviewers=len(interviewer_ids),
         n_questions=len(question_ids),
         scale_max=scale,
+        rating_scale_max=data.scale_max,
         **extra,
     )
     asked = np.bincount(q_code, minlength=len(question_ids))

@@ -112,6 +112,7 @@ def summarise(
     n_questions: int | None = None,
     scale_min: float | npt.ArrayLike = 1.0,
     scale_max: float | npt.ArrayLike | None = None,
+    rating_scale_max: npt.ArrayLike | None = None,
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = 0,
     ndigits: int | None = 4,
@@ -123,7 +124,10 @@ def summarise(
     loop; without it each candidate is one loop. ``decision`` is per
     candidate code (1 hire, 0 no hire, NaN unknown); ``recommendation`` is
     per rating (-2, -1, 1, 2 or NaN). ``scale_min``/``scale_max`` are scalars
-    or per-question arrays (``scale_max`` defaults to the highest rating).
+    or per-question arrays (``scale_max`` defaults to the highest rating);
+    ``rating_scale_max``, per rating, is the top of the scale each rating was
+    given on (a question's versions may use different scales) and wins over
+    ``scale_max`` where given.
 
     1. Reliability on (loop, question) units with interviewers as coders:
        Krippendorff's alpha (three levels, interval bootstrap CI), Fleiss'
@@ -151,12 +155,17 @@ def summarise(
     }
     if rec is not None:
         arrays["recommendation"] = rec
+    rating_scale = None if rating_scale_max is None else _floats(rating_scale_max, "scale")
+    if rating_scale is not None:
+        arrays["rating_scale_max"] = rating_scale
     _same_length(**arrays)
     n_c, n_i, n_q = _size(c, n_candidates), _size(i, n_interviewers), _size(qu, n_questions)
     keep = np.isfinite(y)
     c, i, qu, y, lp = c[keep], i[keep], qu[keep], y[keep], lp[keep]
     if rec is not None:
         rec = rec[keep]
+    if rating_scale is not None:
+        rating_scale = rating_scale[keep]
     dec = None if decision is None else _floats(decision, "decision")
     if dec is not None and dec.size < n_c:
         raise ValueError("decision must have one entry per candidate code")
@@ -246,7 +255,8 @@ def summarise(
         np.nan,
     )
     bottom = _per_entity(np.asarray(scale_min), n_q, np.nan)
-    at_max = _safe_div(np.bincount(qu, (y >= top[qu]).astype(np.float64), minlength=n_q), q_n)
+    rating_top = top[qu] if rating_scale is None else rating_scale
+    at_max = _safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
     at_min = _safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)
     low_disc = (disc.with_rest < LOW_DISCRIMINATION) & (
         disc.with_rest_pairs >= LOW_DISCRIMINATION_MIN_PAIRS

@@ -265,3 +265,19 @@ def test_summarise_keeps_a_small_grids_icc_but_says_the_dashboard_will_not_headl
     assert out["reliability"]["icc_reason"] == (
         "the largest complete grid has 6 candidates; the dashboard shows the ICC from 10"
     )
+
+
+def test_each_rating_is_judged_against_its_own_versions_scale() -> None:
+    # One question, asked on 1-4 (first six ratings) and, after an edit, on 1-10: a 4 is
+    # the top of the first scale and the middle of the second.
+    rating = [4.0] * 12
+    scale = [4.0] * 6 + [10.0] * 6
+    candidate = np.repeat(np.arange(6), 2)
+    interviewer = np.tile([0, 1], 6)
+    out = stats.summarise(
+        candidate, interviewer, [0] * 12, rating, scale_max=[10.0], rating_scale_max=scale
+    )
+    assert out["questions"][0]["share_at_max"] == 0.5
+    assert out["questions"][0]["flag"] is None  # not "ceiling": half the ratings are mid-scale
+    last_version_wins = stats.summarise(candidate, interviewer, [0] * 12, rating, scale_max=[4.0])
+    assert last_version_wins["questions"][0]["flag"] == "ceiling"
