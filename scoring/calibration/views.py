@@ -57,6 +57,8 @@ def calibration(request: HttpRequest) -> HttpResponse:
         names = selectors.display_names(row["interviewer"] for row in result["interviewers"])
         for row in result["interviewers"]:
             row["name"] = names[row["interviewer"]]
+            # The table shows the reason's first clause; the whole of it on hover.
+            row["reason_short"] = (row.get("reason") or "").split(":")[0] or None
         charts = {
             "interviewers": [
                 {

@@ -59,9 +59,11 @@
             type: "scatter",
             label: "Severity (raw estimate)",
             data: rows.filter((r) => r.raw !== null).map((r) => ({ x: r.raw, y: r.name })),
-            backgroundColor: "#6b7280",
+            backgroundColor: "#374151",
+            borderColor: "#374151",
+            borderWidth: 2,
             pointStyle: "crossRot",
-            pointRadius: 6,
+            pointRadius: 7,
           },
           {
             // Positive = rates lower than co-panelists: the same sign as severity.

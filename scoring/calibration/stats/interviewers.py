@@ -168,14 +168,18 @@ def interviewer_rows(
     ):
         comparable = bool(fit.interviewer_comparable[code])
         separable = bool(flags.separable[code])
+        gap_ok = separable or not comparable
         interviewers.append(
             {
                 "interviewer": code,
                 "ratings": n_r_i,
                 "mean": mean_i,
                 "distribution": distributions[code],
-                "copanelist_gap": None if len_i is None else _negated(len_i),
-                "copanelist_gap_ci": None if lo_i is None else [_negated(hi_i), _negated(lo_i)],
+                # Raw, so for someone not separable it is their questions' difficulty too.
+                "copanelist_gap": None if len_i is None or not gap_ok else _negated(len_i),
+                "copanelist_gap_ci": None
+                if lo_i is None or not gap_ok
+                else [_negated(hi_i), _negated(lo_i)],
                 "leniency": len_i,
                 "leniency_ci": [lo_i, hi_i] if lo_i is not None else None,
                 "leniency_candidates": len_n,
