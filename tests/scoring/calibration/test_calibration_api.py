@@ -427,3 +427,25 @@ def test_a_role_with_a_snapshot_does_not_leak_into_another_role(
 
     assert response.status_code == 404
     assert response.json() == NO_SNAPSHOT
+
+
+def test_the_latest_snapshot_carries_the_trust_fields_and_their_definitions(
+    lead: User, calibrated: Calibrated
+) -> None:
+    body = client_for(lead).get(LATEST, {"role": ROLE}).json()
+
+    row = next(r for r in body["interviewers"] if r["interviewer"] == "rater-x")
+    for key in ("severity", "severity_ci", "severity_shrunk", "severity_shrunk_ci",
+                "severity_reliability", "severity_p", "severity_q", "separable",
+                "copanelist_gap", "copanelist_gap_ci", "flag"):  # fmt: skip
+        assert row[key] is not None, key
+    low, high = row["severity_shrunk_ci"]
+    assert low <= row["severity_shrunk"] <= high < 0  # lenient: negative, one sign everywhere
+    assert row["flag"] == "lenient"
+    candidate = body["candidates"][0]
+    assert candidate["estimable"] is True
+    assert candidate["adjusted_ci"][0] <= candidate["adjusted"] <= candidate["adjusted_ci"][1]
+    for key in ("interviewers.severity_shrunk", "interviewers.flag", "interviewers.separable",
+                "interviewers.copanelist_gap", "candidates.adjusted", "model.halo_sd"):  # fmt: skip
+        assert {"what"} <= set(body["definitions"][key]), key
+    assert "(harsher)" in body["definitions"]["interviewers.copanelist_gap"]["sign"]
