@@ -5,7 +5,7 @@ read out of the JSON, the CSV or the page carries its unit, its sign and what it
 interval means. Keys are the snapshot's own keys.
 """
 
-from typing import Any
+from typing import Any, NamedTuple
 
 _POINTS = "rating points"
 
@@ -97,10 +97,21 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         " the scope (outside the model's main component): no adjusted score then.",
     },
     "reliability.krippendorff_alpha": {
-        "what": "Agreement between interviewers on the same (loop, question) units, pooled"
-        " over questions: differences in question difficulty count as agreement.",
+        "what": "Agreement between interviewers who rated the same question for the same"
+        " loop, Krippendorff's alpha stratified by question: each question's disagreement"
+        " is judged against the spread of that question's own ratings, on its own scale"
+        " (a question on two scales counts as two), so differences in question difficulty"
+        " do not count as agreement. Nominal, ordinal and interval levels.",
+        "unit": "1 perfect agreement, 0 no better than chance; Krippendorff (2004) asks"
+        " 0.80 for firm conclusions and 0.667 at least for tentative ones",
+        "interval": "krippendorff_alpha_ci95: 95% bootstrap over loops (1,000 resamples),"
+        " widened for the chance of drawing other interviewers",
+    },
+    "reliability.krippendorff_alpha_pooled": {
+        "what": "Deprecated: Krippendorff's alpha over all questions pooled, the headline"
+        " before stratification. Counts differences in question difficulty as agreement and"
+        " puts questions on different scales side by side unrescaled, so it reads higher.",
         "unit": "1 perfect agreement, 0 chance",
-        "interval": "krippendorff_alpha_ci95: bootstrap over units",
     },
     "reliability.fleiss_kappa": {
         "what": "Fleiss' kappa, only when every unit has the same number of ratings;"
@@ -128,3 +139,24 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "unit": _POINTS,
     },
 }
+
+# Krippendorff (2004, section 11.4): rely on variables with alpha of 0.800 or
+# more, draw only tentative conclusions from 0.667 to 0.800, and none below.
+ALPHA_FIRM = 0.8
+ALPHA_TENTATIVE = 0.667
+
+
+class Verdict(NamedTuple):
+    kind: str  # "good", "fair" or "poor": the page's style
+    text: str
+
+
+def alpha_verdict(alpha: float | None) -> Verdict | None:
+    """Return what an alpha is good for, in Krippendorff's (2004) terms."""
+    if alpha is None:
+        return None
+    if alpha >= ALPHA_FIRM:
+        return Verdict("good", "good agreement")
+    if alpha >= ALPHA_TENTATIVE:
+        return Verdict("fair", "fair agreement: draw only tentative conclusions")
+    return Verdict("poor", "poor agreement: interviewers often rate the same answer differently")

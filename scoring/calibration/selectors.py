@@ -48,13 +48,14 @@ def snapshot_history(
 
 def trend(*, role: Role, level: Level | None = None, limit: int = 30) -> list[dict[str, Any]]:
     """Return the reliability figures of past snapshots, oldest first, for the trend chart."""
-    # Read the three figures out of the JSON in the database, not whole results.
+    # Read the figures out of the JSON in the database, not whole results.
     rows = (
         CalibrationSnapshot.objects.filter(role=role, level=level)
         .order_by("-computed_at", "-id")
         .values_list(
             "computed_at",
             KT("result__reliability__krippendorff_alpha__interval"),
+            KT("result__reliability__krippendorff_alpha_pooled__interval"),
             KT("result__reliability__g_qk"),
             KT("result__inputs__ratings"),
         )[:limit]
@@ -62,11 +63,14 @@ def trend(*, role: Role, level: Level | None = None, limit: int = 30) -> list[di
     return [
         {
             "computed_at": computed_at.isoformat(),
-            "alpha": _number(alpha),
+            # Snapshots from before the alpha was stratified by question have
+            # no pooled key: their alpha measured something else, so the
+            # trend leaves it out rather than join two definitions in one line.
+            "alpha": _number(alpha) if pooled is not None else None,
             "g_qk": _number(g_qk),
             "ratings": _number(ratings),
         }
-        for computed_at, alpha, g_qk, ratings in reversed(list(rows))
+        for computed_at, alpha, pooled, g_qk, ratings in reversed(list(rows))
     ]
 
 

@@ -22,6 +22,7 @@ from interviews.forms import interviewer_choices
 from kit.models import Level, Question, Role
 from scoring.anchors import anchors
 from scoring.calibration import selectors, services
+from scoring.calibration.definitions import alpha_verdict
 from scoring.models import CalibrationJob
 
 
@@ -93,6 +94,9 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "job": job,
             "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
             "exercise_icc": selectors.latest_exercise_icc(role=role) if full and role else None,
+            "alpha_verdict": alpha_verdict(result["reliability"]["krippendorff_alpha"]["interval"])
+            if full and result
+            else None,
             "full": full,
         },
     )

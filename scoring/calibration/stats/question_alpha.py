@@ -22,6 +22,10 @@ Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
 reliability measure for coding data. Communication Methods and Measures,
 1(1), 77-89.
 
+Bickel, P. J., Goetze, F., & van Zwet, W. R. (1997). Resampling fewer than
+n observations: gains, losses, and remedies for losses. Statistica Sinica,
+7(1), 1-31.
+
 Krippendorff, K. (2011). Computing Krippendorff's Alpha-Reliability.
 Annenberg School for Communication Departmental Papers, University of
 Pennsylvania.
@@ -56,12 +60,16 @@ from scoring.calibration.stats.question_alpha_bootstrap import (
 
 __all__ = [
     "MAX_BOOTSTRAP_CATEGORIES",
+    "MAX_BOOTSTRAP_LOOPS",
     "QUESTION_ALPHA_RESAMPLES",
     "QuestionAlpha",
     "question_alphas",
 ]
 
 QUESTION_ALPHA_RESAMPLES = 1000
+# The bootstrap's cost grows with loops x resamples; at 5,000 loops its
+# intervals are already a few hundredths wide and scale as 1/sqrt(loops).
+MAX_BOOTSTRAP_LOOPS = 5000
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,15 @@ def question_alphas(
        between loops) would add under an additive interviewer-effect model.
        With more than MAX_BOOTSTRAP_CATEGORIES distinct ratings only the
        interval level gets one; the other intervals are None.
+    5. Above MAX_BOOTSTRAP_LOOPS loops the intervals come from a seeded
+       random subset of that many loops (all their units), their distance
+       from the subset's estimate scaled by sqrt(subset / all loops) and
+       placed about the whole data's estimate: alpha is a ratio of sums over
+       loops, so its sampling spread falls as one over the root of the loops
+       (the m-out-of-n bootstrap; Bickel, Goetze and van Zwet 1997). The
+       interviewers' part is not scaled: it comes from the same
+       interviewers whatever the number of loops, and its ratio of sums is
+       the same on a random subset of loops.
 
     ``question_alpha`` is each question's own interval alpha (Krippendorff's
     alpha of that question alone) and ``question_n`` its pairable values.
@@ -204,9 +221,21 @@ def question_alphas(
     estimate = _point_estimates(units, low, high, n_q)
     ci: dict[str, tuple[float, float] | None] = dict.fromkeys(LEVELS)
     if resamples > 0 and units.n_loops >= 2 and any(a is not None for a in estimate.alpha.values()):
+        drawn, drawn_estimate = units, estimate
+        if units.n_loops > MAX_BOOTSTRAP_LOOPS:
+            drawn = _loop_subset(units, MAX_BOOTSTRAP_LOOPS, seed)
+            drawn_estimate = _point_estimates(drawn, low, high, n_q)
         ci.update(
             question_alpha_intervals(
-                units, estimate, low, high, resamples=resamples, seed=seed, confidence=confidence
+                drawn,
+                drawn_estimate,
+                low,
+                high,
+                resamples=resamples,
+                seed=seed,
+                confidence=confidence,
+                centre=estimate.alpha,
+                share=drawn.n_loops / units.n_loops,
             )
         )
     return QuestionAlpha(
@@ -251,6 +280,26 @@ def _pairable_units(
     else:
         loops, loop_index = unit_loop, unit_loop
     return _Units(unit, value, coder, m, loop_index, unit_key % width, int(loops.size))
+
+
+def _loop_subset(units: _Units, size: int, seed: int) -> _Units:
+    """Return the units of ``size`` loops drawn without replacement (seeded), loops recoded."""
+    rng = np.random.default_rng([seed, size])
+    keep_loop = np.zeros(units.n_loops, dtype=bool)
+    keep_loop[rng.choice(units.n_loops, size=size, replace=False)] = True
+    keep_unit = keep_loop[units.loop]
+    keep_value = keep_unit[units.unit]
+    renumber = np.cumsum(keep_unit) - 1
+    loop_code = np.cumsum(keep_loop) - 1
+    return _Units(
+        renumber[units.unit[keep_value]],
+        units.value[keep_value],
+        units.interviewer[keep_value],
+        units.m[keep_unit],
+        loop_code[units.loop[keep_unit]],
+        units.question[keep_unit],
+        size,
+    )
 
 
 def _scale_bounds(

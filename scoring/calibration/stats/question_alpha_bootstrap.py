@@ -112,11 +112,17 @@ def question_alpha_intervals(
     resamples: int,
     seed: int,
     confidence: float,
+    centre: dict[str, float | None] | None = None,
+    share: float = 1.0,
 ) -> dict[str, tuple[float, float] | None]:
     """Return each level's interval: recentred loop-bootstrap percentiles, widened (module steps).
 
-    Levels without a defined estimate, or with fewer than two resamples that
-    have expected disagreement, get None.
+    ``units`` may be a random subset of the loops, ``share`` of them: the
+    resamples' deviations are then scaled by sqrt(share), the interviewers'
+    variance is not, and the intervals sit about ``centre`` (the whole
+    data's alphas; default the estimate's). Levels without a defined
+    estimate, or with fewer than two resamples that have expected
+    disagreement, get None.
     """
     categories, cat = _categories(units.value)
     resample: Callable[[FloatArray], dict[str, FloatArray]]
@@ -128,14 +134,16 @@ def question_alpha_intervals(
     extra = _interviewer_variances(units, estimate, cat, int(categories.size), list(drawn))
     tail = (1.0 - confidence) / 2.0 * 100.0
     out: dict[str, tuple[float, float] | None] = dict.fromkeys(drawn)
+    about = estimate.alpha if centre is None else centre
     for level, alphas in drawn.items():
-        alpha = estimate.alpha[level]
-        if alpha is None or alphas.size < 2:
+        alpha = about[level]
+        if alpha is None or estimate.alpha[level] is None or alphas.size < 2:
             continue
         lo, hi = np.percentile(alphas, [tail, 100.0 - tail])
-        centre, spread = float(alphas.mean()), float(alphas.var(ddof=1))
+        mean, spread = float(alphas.mean()), float(alphas.var(ddof=1)) * share
         widen = math.sqrt(1.0 + extra.get(level, 0.0) / spread) if spread > 0 else 1.0
-        out[level] = (alpha + (lo - centre) * widen, min(alpha + (hi - centre) * widen, 1.0))
+        scale = math.sqrt(share) * widen
+        out[level] = (alpha + (lo - mean) * scale, min(alpha + (hi - mean) * scale, 1.0))
     return out
 
 

@@ -24,12 +24,11 @@ from scoring.calibration.stats._arrays import (
     _safe_div,
     _same_length,
     _size,
+    _unique_inverse,
 )
 from scoring.calibration.stats._json import _column, to_jsonable
 from scoring.calibration.stats.agreement import (
-    BOOTSTRAP_RESAMPLES,
     _alphas_from_pairable,
-    _bootstrap_interval,
     _fleiss_sorted,
     _pairable,
     _unit_values,
@@ -37,6 +36,11 @@ from scoring.calibration.stats.agreement import (
 from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells, g_qk_interval
 from scoring.calibration.stats.interviewers import interviewer_rows
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
+from scoring.calibration.stats.question_alpha import (
+    QUESTION_ALPHA_RESAMPLES,
+    QuestionAlpha,
+    question_alphas,
+)
 from scoring.calibration.stats.questions import question_discrimination
 from scoring.calibration.stats.raters import fit_additive
 
@@ -84,6 +88,54 @@ def _fleiss_reason(unit: IntArray, value: FloatArray) -> str:
     return "every rating is the same category: chance agreement is perfect"
 
 
+def _alpha_by_question(
+    loop: IntArray,
+    question: IntArray,
+    interviewer: IntArray,
+    rating: FloatArray,
+    low: FloatArray,
+    high: FloatArray,
+    rating_scale: FloatArray | None,
+    *,
+    resamples: int,
+    seed: int,
+) -> QuestionAlpha:
+    """Return alpha stratified by question, a question on two scales being two strata.
+
+    ``low``/``high`` are per question; ``rating_scale`` (per rating, or None)
+    is the top of the scale each rating was given on. Bounds that are
+    missing, or that a rating falls outside, widen to the stratum's ratings.
+    """
+    if rating_scale is None:
+        stratum, top_of = question, high
+    else:
+        # A rating without its own scale reads as on its question's.
+        given = np.where(np.isfinite(rating_scale), rating_scale, high[question])
+        tops = np.nan_to_num(given, nan=0.0).astype(np.int64)
+        width = int(tops.max()) + 1 if tops.size else 1
+        key = question * width + tops
+        strata, stratum = _unique_inverse(key, max(int(key.max()) + 1 if key.size else 1, 1))
+        top_of = (strata % width).astype(np.float64)
+        low = low[strata // width]
+    n_s = int(stratum.max()) + 1 if stratum.size else 0
+    seen_low, seen_high = np.full(n_s, np.inf), np.full(n_s, -np.inf)
+    np.minimum.at(seen_low, stratum, rating)
+    np.maximum.at(seen_high, stratum, rating)
+    bottom, top = np.fmin(low[:n_s], seen_low), np.fmax(top_of[:n_s], seen_high)
+    top = np.where(top > bottom, top, bottom + 1.0)
+    return question_alphas(
+        loop,
+        stratum,
+        interviewer,
+        rating,
+        scale_min=bottom,
+        scale_max=top,
+        resamples=resamples,
+        seed=seed,
+        n_questions=n_s,
+    )
+
+
 def _per_entity(values: FloatArray, size: int, default: float) -> FloatArray:
     a = np.asarray(values, dtype=np.float64)
     if a.ndim == 0:
@@ -113,7 +165,7 @@ def summarise(
     scale_min: float | npt.ArrayLike = 1.0,
     scale_max: float | npt.ArrayLike | None = None,
     rating_scale_max: npt.ArrayLike | None = None,
-    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
+    bootstrap_resamples: int = QUESTION_ALPHA_RESAMPLES,
     seed: int = 0,
     ndigits: int | None = 4,
 ) -> dict[str, Any]:
@@ -130,9 +182,11 @@ def summarise(
     ``scale_max`` where given.
 
     1. Reliability on (loop, question) units with interviewers as coders:
-       Krippendorff's alpha (three levels, interval bootstrap CI), Fleiss'
-       kappa, ICC on the largest complete single-question grid, and G(q,k)
-       on (loop, interviewer) scorecard means.
+       Krippendorff's alpha stratified by question (three levels, each with
+       a loop-bootstrap interval of ``bootstrap_resamples``) and pooled over
+       questions (deprecated), Fleiss' kappa, ICC on the largest complete
+       single-question grid, and G(q,k) on (loop, interviewer) scorecard
+       means.
     2. Interviewers: counts, distribution, leniency, severity (additive
        model), recommendation agreement, flags.
     3. Questions: counts, mean, sd, discrimination, easiness, flags.
@@ -176,15 +230,19 @@ def summarise(
     loop_candidate[lp] = c
     loop_decision = None if dec is None else dec[loop_candidate]
 
+    top = _per_entity(
+        np.asarray(scale_max if scale_max is not None else (y.max() if y.size else np.nan)),
+        n_q,
+        np.nan,
+    )
+    bottom = _per_entity(np.asarray(scale_min), n_q, np.nan)
+
     # 1. Reliability.
     unit = lp * max(n_q, 1) + qu
     unit_sorted, unit_value = _unit_values(unit, i, y)
     pairable = _pairable(unit_sorted, unit_value)
-    alphas = _alphas_from_pairable(pairable)
-    alpha_ci = (
-        _bootstrap_interval(pairable, bootstrap_resamples, seed, CONFIDENCE)
-        if bootstrap_resamples > 0 and alphas["interval"] is not None
-        else None
+    alpha = _alpha_by_question(
+        lp, qu, i, y, bottom, top, rating_scale, resamples=bootstrap_resamples, seed=seed
     )
     kappa = _fleiss_sorted(unit_sorted, unit_value)
     # Scorecards: the distinct (loop, interviewer) pairs, shared by G(q,k),
@@ -212,8 +270,11 @@ def summarise(
             "n_interviewers": result.n_raters,
         }
     reliability = {
-        "krippendorff_alpha": alphas,
-        "krippendorff_alpha_ci95": {"interval": list(alpha_ci) if alpha_ci else None},
+        "krippendorff_alpha": alpha.alpha,
+        "krippendorff_alpha_ci95": {
+            level: None if bounds is None else list(bounds) for level, bounds in alpha.ci.items()
+        },
+        "krippendorff_alpha_pooled": _alphas_from_pairable(pairable),
         "pairable_units": pairable.n_units,
         "fleiss_kappa": kappa,
         "fleiss_kappa_reason": None
@@ -249,12 +310,6 @@ def summarise(
     q_dev = y - q_mean[qu] if y.size else y
     q_sd = np.sqrt(_safe_div(np.bincount(qu, q_dev * q_dev, minlength=n_q), q_n - 1))
     disc = question_discrimination(lp, qu, y, n_questions=n_q, group_decision=loop_decision)
-    top = _per_entity(
-        np.asarray(scale_max if scale_max is not None else (y.max() if y.size else np.nan)),
-        n_q,
-        np.nan,
-    )
-    bottom = _per_entity(np.asarray(scale_min), n_q, np.nan)
     rating_top = top[qu] if rating_scale is None else rating_scale
     at_max = _safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
     at_min = _safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)

@@ -15,9 +15,10 @@ from django.utils import timezone
 from core.models import AuditEvent
 from core.permissions import INTERVIEWER
 from kit.models import Level, Question, Role, RubricItem
-from scoring.calibration import services
+from scoring.calibration import selectors, services
+from scoring.calibration.definitions import alpha_verdict
 from scoring.calibration.views import EXPORT_COLUMNS
-from scoring.models import CalibrationJob
+from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import make_user
 from tests.factories import RoleFactory
 from tests.integration.data import write_ratings_csv
@@ -64,6 +65,9 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     assert f"ordinal {alpha['ordinal']:.2f} · nominal {alpha['nominal']:.2f}" in html
     assert f'<div class="big">{result["reliability"]["g_qk"]:.2f}</div>' in html
     assert 'Krippendorff\'s <span class="greek">α</span>' in html
+    verdict = alpha_verdict(alpha["interval"])
+    assert verdict is not None
+    assert f'<div class="verdict {verdict.kind}">{verdict.text.capitalize()}</div>' in html
     assert "Last computed" in html and "from 140 ratings." in html
     found = tables(html)
     # Each row reads "Full Name username", or the username alone where no name is set.
@@ -89,6 +93,49 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
     assert '<script id="calibration-data" type="application/json">' in html
     assert not re.search(r"<script[^>]+src=[\"']?(https?:)?//", html)
     assert "Recalculate now" in html
+
+
+@pytest.mark.parametrize(
+    ("alpha", "verdict"),
+    [
+        (0.85, "good agreement"),
+        (0.8, "good agreement"),
+        (0.7, "fair agreement: draw only tentative conclusions"),
+        (0.21, "poor agreement: interviewers often rate the same answer differently"),
+    ],
+)
+def test_the_alpha_card_says_what_the_agreement_is_good_for(
+    client: Client, lead: User, calibrated: Calibrated, alpha: float, verdict: str
+) -> None:
+    result = calibrated.snapshot.result
+    result["reliability"]["krippendorff_alpha"]["interval"] = alpha
+    calibrated.snapshot.save(update_fields=["result"])
+
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert f'<div class="big">{alpha:.2f}</div>' in html
+    assert f">{verdict[0].upper()}{verdict[1:]}</div>" in html
+
+
+def test_the_trend_leaves_out_the_alpha_of_snapshots_from_before_it_was_stratified(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    current = calibrated.snapshot
+    before = json.loads(json.dumps(current.result))
+    del before["reliability"]["krippendorff_alpha_pooled"]
+    old = CalibrationSnapshot.objects.create(
+        role=current.role, level=None, watermark="before stratified alpha", result=before
+    )
+    earlier = current.computed_at - timedelta(days=1)
+    CalibrationSnapshot.objects.filter(pk=old.pk).update(computed_at=earlier)
+
+    trend = selectors.trend(role=calibrated.role)
+
+    assert [point["alpha"] for point in trend] == [
+        None,
+        current.result["reliability"]["krippendorff_alpha"]["interval"],
+    ]
+    assert trend[0]["g_qk"] == before["reliability"]["g_qk"]
 
 
 def test_interviewers_show_by_full_name_with_their_username(

@@ -483,3 +483,24 @@ def test_it_covers_the_true_alpha_in_95_of_100_realistic_rosters(level: str) -> 
     # bootstrap's percentiles covered 0.91 at the interval level and
     # resamples that paired the copies of a loop drawn twice 0.79.
     assert 0.93 <= _coverage()[level] <= 0.97
+
+
+def test_it_bootstraps_a_random_subset_of_many_loops_with_the_spread_scaled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Above MAX_BOOTSTRAP_LOOPS the intervals come from a subset of the
+    # loops, their width scaled by sqrt(subset / all): they should match the
+    # intervals the whole data's bootstrap gives, about the whole estimate.
+    roster = simulate_sparse_panels(
+        np.random.default_rng(31), n_candidates=3000, n_interviewers=200
+    )
+    args = (roster.candidate, roster.question, roster.interviewer, roster.rating)
+    whole = qa.question_alphas(*args, scale_min=1, scale_max=4, seed=3)
+    monkeypatch.setattr(qa, "MAX_BOOTSTRAP_LOOPS", 750)
+    subset = qa.question_alphas(*args, scale_min=1, scale_max=4, seed=3)
+    assert subset.alpha == whole.alpha
+    for level in LEVELS:
+        alpha, (lo, hi), (w_lo, w_hi) = whole.alpha[level], subset.ci[level], whole.ci[level]
+        assert lo < alpha < hi, level
+        assert hi - lo == pytest.approx(w_hi - w_lo, rel=0.15), level
+        assert (lo + hi) / 2 == pytest.approx((w_lo + w_hi) / 2, abs=0.1 * (w_hi - w_lo)), level
