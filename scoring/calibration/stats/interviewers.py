@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 from scipy import special
-from scipy import stats as scipy_stats
 
 from scoring.calibration.stats._arrays import CONFIDENCE, BoolArray, FloatArray, IntArray, _safe_div
 from scoring.calibration.stats._json import _column, _rating_key
@@ -85,10 +84,26 @@ def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Fl
     if eligible.any():
         z = fit.severity[eligible] / fit.severity_se[eligible]
         p[eligible] = 2.0 * special.ndtr(-np.abs(z))
-        q[eligible] = scipy_stats.false_discovery_control(p[eligible], method="bh")
+        q[eligible] = benjamini_hochberg(p[eligible])
     with np.errstate(invalid="ignore"):
         flagged = (q <= FLAG_FDR) & (np.abs(shrunk.shrunk) >= FLAG_MIN_POINTS)
     return _Flags(reported, separable, shared_share, p, q, flagged, shrunk)
+
+
+def benjamini_hochberg(p: FloatArray) -> FloatArray:
+    """Return Benjamini-Hochberg adjusted p-values (q-values) of ``p``.
+
+    What scipy.stats.false_discovery_control(p, method="bh") returns (the
+    tests compare them), without importing scipy.stats, which costs most of
+    a second at start-up: q_(k) = min over j >= k of p_(j) m / j, capped at 1.
+    """
+    m = p.size
+    order = np.argsort(p)
+    scaled = p[order] * m / np.arange(1, m + 1)
+    q = np.minimum.accumulate(scaled[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(q, 1.0)
+    return out
 
 
 def _reason(comparable: bool, separable: bool, ratings: int) -> str | None:

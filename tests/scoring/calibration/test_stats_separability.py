@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from scoring.calibration import stats
+from scoring.calibration.stats.interviewers import benjamini_hochberg
 from scoring.calibration.stats.separability import shared_question_share
 
 
@@ -64,3 +66,12 @@ def test_an_interviewer_on_private_questions_gets_no_number_and_no_flag() -> Non
     assert rows[0]["severity"] is None and rows[0]["severity_ci"] is None
     assert rows[0]["flag"] is None
     assert all(row["separable"] for row in rows[1:])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_benjamini_hochberg_matches_scipy(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    p = np.r_[rng.uniform(size=40), rng.uniform(0, 0.01, size=10), [0.5, 0.5]]
+    assert benjamini_hochberg(p) == pytest.approx(
+        scipy_stats.false_discovery_control(p, method="bh"), abs=1e-15
+    )
