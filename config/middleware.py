@@ -28,8 +28,11 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.exceptions import BadRequest, RequestDataTooBig, TooManyFieldsSent
 from django.db import DatabaseError, DataError, InterfaceError, OperationalError
-from django.http import BadHeaderError, HttpRequest, HttpResponse, JsonResponse
+from django.http import BadHeaderError, HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 from django.utils.html import escape
+
+from config.problems import problem_response
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +116,9 @@ def database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
     """Return the 503 for a request that failed because the database is unreachable."""
     log.warning("database unavailable during %s %s: %s", request.method, request.path, exc)
     if wants_json(request):
-        response: HttpResponse = JsonResponse({"detail": MESSAGE}, status=503)
+        response: HttpResponse = problem_response(
+            status=503, code="database_unavailable", detail=MESSAGE, instance=request.path
+        )
     else:
         response = HttpResponse(PAGE, status=503, content_type="text/html; charset=utf-8")
     response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
@@ -122,9 +127,9 @@ def database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    """Return a 400 that says what is wrong: JSON `{"detail": ...}` for the API."""
+    """Return a 400 that says what is wrong: problem details for the API."""
     if wants_json(request):
-        return JsonResponse({"detail": message}, status=400)
+        return problem_response(status=400, code="bad_query", detail=message, instance=request.path)
     return _page(400, "Bad request", message)
 
 
@@ -132,8 +137,12 @@ def request_too_large(request: HttpRequest, limit: int) -> HttpResponse:
     """Return the 413 for a body over `limit` bytes, in the API's error shape there."""
     message = f"The request body is larger than the limit of {limit} bytes."
     if wants_json(request):
-        return JsonResponse(
-            {"detail": message, "code": "request_too_large", "limit": limit}, status=413
+        return problem_response(
+            status=413,
+            code="request_too_large",
+            detail=message,
+            instance=request.path,
+            limit=limit,
         )
     return _page(413, "Request too large", message)
 
@@ -187,3 +196,41 @@ class DatabaseUnavailableMiddleware:
         if isinstance(exception, BadHeaderError):
             return bad_request(request, HEADER_REFUSED)
         return None
+
+
+class CreatedLocationMiddleware:
+    """Give an API 201 or 202 the Location of what it made, when the view gave none.
+
+    Every creating POST under /api/v1/ goes to a collection (``/loops/``,
+    ``/calibration/runs/``) and answers the object with its ``id``; the object lives
+    at the collection's path plus the id, when that path is a route of its own.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            response.status_code in (201, 202)
+            and request.path.startswith("/api/v1/")
+            and "Location" not in response
+        ):
+            location = _created_at(request.path, getattr(response, "data", None))
+            if location is not None:
+                response["Location"] = location
+        return response
+
+
+def _created_at(path: str, data: object) -> str | None:
+    # Here, not at the top: config.exceptions imports this module.
+    from config.exceptions import api_not_found
+
+    if not isinstance(data, dict) or not isinstance(data.get("id"), int):
+        return None
+    location = f"{path}{data['id']}/"
+    try:
+        found = resolve(location)
+    except Resolver404:
+        return None
+    return location if found.func is not api_not_found else None

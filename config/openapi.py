@@ -2,24 +2,22 @@
 
 Views declare the successes and the errors peculiar to them (a 409 where a service
 raises `Conflict`, say) with `extend_schema`; the postprocessing hook below adds the
-errors every operation of a kind can give, and the body every error has. The bodies
-are what `config.exceptions.api_exception_handler` returns:
-
-* 400: the fields that failed and their messages, `{"title": ["Ensure this field has
-  no more than 120 characters."]}` (`non_field_errors` for the whole body; nested
-  inputs nest the same way), or `{"detail": "..."}` for a business rule broken
-  (`ApplicationError`) or a body that is not JSON.
-* any other error: `{"detail": "..."}`.
+errors every operation of a kind can give, and the body every error has: RFC 9457
+problem details as `config.exceptions` answers them (`application/problem+json`,
+config/problems.py), `ValidationProblem` for 400s and `Problem` for the rest.
 
 Which operations give which error, and why:
 
-* 403 on every operation that needs credentials (all but obtaining a token): no
-  credentials, unknown ones, a missing CSRF token, or a persona without the right.
-  Session authentication comes first, so DRF answers 403 rather than 401.
+* 401 on every operation that needs credentials (all but obtaining a token): none
+  sent, or a token that is unknown, expired or revoked; WWW-Authenticate names the
+  schemes (Bearer and Token, the same key).
+* 403 on the same operations: a known caller whose persona may not act, or a session
+  without its CSRF token.
 * 404 where the path names an object (unknown, or one the caller may not see:
   ids leak nothing), and on paginated lists (a page past the end).
 * 400 where there is a body to validate, or query parameters to validate (filters,
   a calibration scope).
+* 415 where there is a body: it must be JSON.
 * 429 on every operation: the caller went over its rate (API_ANON_RATE, API_USER_RATE);
   Retry-After says when to try again.
 * 503 on every operation: the database was unreachable (config/middleware.py);
@@ -28,49 +26,146 @@ Which operations give which error, and why:
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
 
-ERROR = "Error"
-VALIDATION_ERROR = "ValidationError"
+from config.problems import PROBLEM_JSON, TYPE_PREFIX
+
+PROBLEM = "Problem"
+VALIDATION_PROBLEM = "ValidationProblem"
 
 COMPONENTS: dict[str, dict[str, Any]] = {
-    ERROR: {
-        "type": "object",
-        "description": "Why the request was refused.",
-        "properties": {"detail": {"type": "string"}},
-        "required": ["detail"],
-    },
-    VALIDATION_ERROR: {
+    PROBLEM: {
         "type": "object",
         "description": (
-            "The fields that failed, each with its messages (`non_field_errors` for the "
-            "whole body; nested inputs nest the same way), or `detail` alone for a business "
-            "rule broken or a body that could not be parsed."
+            "RFC 9457 problem details. Branch on `code` (stable), not on `detail` (for "
+            "people). Some problems carry more members (a 413's `limit`)."
         ),
-        "minProperties": 1,
-        "additionalProperties": {
-            "oneOf": [
-                {"type": "string"},
-                {"type": "array"},
-                {"type": "object"},
-            ]
+        "properties": {
+            "type": {
+                "type": "string",
+                "description": f"`{TYPE_PREFIX}` followed by the code.",
+                "example": f"{TYPE_PREFIX}scorecard_already_submitted",
+            },
+            "title": {"type": "string", "example": "Scorecard already submitted"},
+            "status": {"type": "integer", "example": 409},
+            "detail": {
+                "type": "string",
+                "example": "This scorecard was already submitted at 2026-12-01 09:12 UTC.",
+            },
+            "code": {
+                "type": "string",
+                "description": (
+                    "What went wrong, machine-readable: `validation_error`, "
+                    "`not_authenticated`, `authentication_failed`, `token_expired`, "
+                    "`token_revoked`, `permission_denied`, `not_found`, "
+                    "`method_not_allowed`, `unsupported_media_type`, `parse_error`, "
+                    "`throttled`, `locked_out`, `request_too_large`, `bad_query`, "
+                    "`input_refused`, `database_unavailable`, `server_error`, or the "
+                    "business rule broken (`scorecard_already_submitted`, "
+                    "`hire_waits_for_scorecards`, `interview_clash`, `loop_decided`, ...)."
+                ),
+                "example": "scorecard_already_submitted",
+            },
+            "instance": {"type": "string", "description": "The request's path."},
         },
+        "required": ["type", "title", "status", "detail", "code"],
+    },
+    VALIDATION_PROBLEM: {
+        "allOf": [
+            {"$ref": f"#/components/schemas/{PROBLEM}"},
+            {
+                "type": "object",
+                "properties": {
+                    "errors": {
+                        "type": "object",
+                        "description": (
+                            "Each failed field's dotted path (`ratings.0.rating`; "
+                            "`non_field_errors` for the body as a whole) and its errors. "
+                            "Absent when the problem is not about fields (a business rule "
+                            "broken, a body that is not JSON)."
+                        ),
+                        "additionalProperties": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "code": {"type": "string", "example": "max_length"},
+                                    "detail": {"type": "string"},
+                                },
+                                "required": ["code", "detail"],
+                            },
+                        },
+                        "example": {
+                            "title": [
+                                {
+                                    "code": "max_length",
+                                    "detail": "Ensure this field has no more than 120 characters.",
+                                }
+                            ]
+                        },
+                    }
+                },
+            },
+        ],
     },
 }
 
 DESCRIPTIONS = {
     400: "Invalid input.",
-    403: "Not signed in, unknown credentials, or not allowed.",
+    401: "No credentials, or a token that is unknown, expired or revoked.",
+    403: "Signed in, but not allowed to do this.",
     404: "No such object, or not one the caller may see.",
     409: "Conflicts with a change already made.",
+    412: "The object changed since it was read: If-Match no longer matches its ETag.",
+    413: "The request body is too large.",
+    415: "The request body is not JSON.",
+    422: "The Idempotency-Key was used before with a different request.",
     429: "Too many requests: over the caller's rate. Try again after Retry-After seconds.",
     503: "The database is unreachable for a moment. Try again after Retry-After seconds.",
 }
 # Errors any operation can give, whatever it is: throttling and a database outage.
 ANYWHERE = {429, 503}
 RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}}
+CHALLENGE = {
+    "WWW-Authenticate": {
+        "description": "The schemes to sign in with.",
+        "schema": {"type": "string", "example": 'Bearer realm="api", Token realm="api"'},
+    }
+}
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+class TokenSchemes(OpenApiAuthenticationExtension):
+    """The API token, documented as either scheme a client may send it under.
+
+    Generators default to `Authorization: Bearer <key>`; DRF's own prefix is `Token`.
+    Either works (config/token_auth.py), so the schema offers both, as alternatives.
+    """
+
+    target_class = "config.token_auth.ExpiringTokenAuthentication"
+    name = ["bearerAuth", "tokenAuth"]
+    priority = 1
+
+    def get_security_requirement(self, auto_schema: Any) -> list[dict[str, list[Any]]]:
+        return [{"bearerAuth": []}, {"tokenAuth": []}]
+
+    def get_security_definition(self, auto_schema: Any) -> list[dict[str, Any]]:
+        return [
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "The key from POST /api/v1/auth/token/: "
+                "`Authorization: Bearer <key>`.",
+            },
+            {
+                "type": "apiKey",
+                "in": "header",
+                "name": "Authorization",
+                "description": "The same key with DRF's prefix: `Authorization: Token <key>`.",
+            },
+        ]
 
 
 def error(description: str) -> OpenApiResponse:
@@ -80,7 +175,7 @@ def error(description: str) -> OpenApiResponse:
 
 
 def _ref(name: str) -> dict[str, Any]:
-    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}}
+    return {PROBLEM_JSON: {"schema": {"$ref": f"#/components/schemas/{name}"}}}
 
 
 def _errors(operation: dict[str, Any]) -> set[int]:
@@ -88,17 +183,62 @@ def _errors(operation: dict[str, Any]) -> set[int]:
     query = {p["name"] for p in parameters if p["in"] == "query"}
     codes: set[int] = set(ANYWHERE)
     if operation.get("security"):
-        codes.add(403)
-    if operation.get("requestBody") or query - {"page"}:
+        codes |= {401, 403}
+    if operation.get("requestBody"):
+        codes |= {400, 413, 415}
+    if query - {"page", "page_size"}:  # a bad page_size falls back to the default
         codes.add(400)
     if any(p["in"] == "path" for p in parameters) or "page" in query:
         codes.add(404)
     return codes
 
 
+# Response members that may be absent: a problem's instance (errors outside a request);
+# the snapshot's role-wide figures, which only leads read (scoring/calibration/schema.py);
+# the parts of a statistic's definition that some statistics have none of; the details
+# of an exported webhook event, which depend on its kind (scoring/rights/schema.py).
+OPTIONAL = {
+    (PROBLEM, "instance"),
+    ("CalibrationSnapshotResult", "watermark"),
+    ("CalibrationSnapshotResult", "inputs"),
+    ("CalibrationSnapshotResult", "reliability"),
+    ("CalibrationSnapshotResult", "model"),
+    ("CalibrationSnapshotResult", "note"),
+    ("CalibrationDefinition", "unit"),
+    ("CalibrationDefinition", "sign"),
+    ("CalibrationDefinition", "interval"),
+    ("ExportedEventDetails", "candidate"),
+    ("ExportedEventDetails", "summary"),
+    ("ExportedEventDetails", "reason"),
+    ("ExportedEventDetails", "rationale"),
+}
+
+
+def require_response_fields(
+    result: dict[str, Any], generator: Any, **kwargs: Any
+) -> dict[str, Any]:
+    """Mark every member of a response component required: serializers always send them.
+
+    drf-spectacular marks a model field with a default (a blank-able text, a boolean)
+    optional even in a response, and generated clients then type it `Unset | T`. Request
+    components (`*Request`, with COMPONENT_SPLIT_REQUEST) keep what the serializer says.
+    """
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request") or "properties" not in schema:
+            continue
+        given = set(schema.pop("required", []))
+        required = [
+            key for key in schema["properties"] if key in given or (name, key) not in OPTIONAL
+        ]
+        if required:  # OpenAPI 3.0 allows no empty list here
+            schema["required"] = required
+    return result
+
+
 def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
     """Add the errors each operation can give, and the body of every error response."""
-    result.setdefault("components", {}).setdefault("schemas", {}).update(COMPONENTS)
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(COMPONENTS)
     for methods in result.get("paths", {}).values():
         for method, operation in methods.items():
             if method not in HTTP_METHODS:
@@ -108,10 +248,75 @@ def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -
                 responses.setdefault(str(code), {"description": DESCRIPTIONS[code]})
             for code, response in responses.items():
                 if code[0] in "45" and "content" not in response:
-                    response["content"] = _ref(VALIDATION_ERROR if code == "400" else ERROR)
+                    response["content"] = _ref(VALIDATION_PROBLEM if code == "400" else PROBLEM)
                     if not response.get("description"):
                         response["description"] = DESCRIPTIONS.get(int(code), "")
                 if int(code) in ANYWHERE:
                     response.setdefault("headers", RETRY_AFTER)
+                if code == "401":
+                    response.setdefault("headers", CHALLENGE)
             operation["responses"] = dict(sorted(responses.items()))
+    return result
+
+
+IDEMPOTENCY_KEY = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "schema": {"type": "string", "maxLength": 255},
+    "description": "Any unique string, up to 255 characters. A retry with the same key "
+    "within 24 hours answers the first answer again (Idempotent-Replayed: true) instead "
+    "of creating a second object; the same key with another body is a 422.",
+}
+IF_MATCH = {
+    "in": "header",
+    "name": "If-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "The ETag of the object as you read it: if it changed since, nothing "
+    "is written and the answer is 412.",
+}
+ETAG = {
+    "ETag": {"description": "The object's version, for If-Match.", "schema": {"type": "string"}}
+}
+LOCATION = {
+    "Location": {"description": "The path of what was created.", "schema": {"type": "string"}}
+}
+
+
+def _has_id(response: dict[str, Any], components: dict[str, Any]) -> bool:
+    """Whether a response's JSON body is an object with an ``id`` (what Location names)."""
+    body = response.get("content", {}).get("application/json", {}).get("schema", {})
+    if "$ref" in body:
+        body = components.get(body["$ref"].rsplit("/", 1)[-1], {})
+    return "id" in body.get("properties", {})
+
+
+def add_http_conventions(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
+    """Document Idempotency-Key and Location on creating POSTs, ETag and If-Match on writes.
+
+    What core/idempotency.py, config.middleware.CreatedLocationMiddleware and
+    core/etags.py do: a creating POST is one answering 201 or 202; an object that can
+    be PUT or PATCH carries an ETag on its GET, PUT and PATCH.
+    """
+    components = result.get("components", {}).get("schemas", {})
+    for methods in result.get("paths", {}).values():
+        writable = bool({"put", "patch"} & set(methods))
+        for method, operation in methods.items():
+            if method not in HTTP_METHODS:
+                continue
+            responses = operation.get("responses", {})
+            created = [code for code in ("201", "202") if code in responses]
+            if method == "post" and created:
+                operation.setdefault("parameters", []).append(IDEMPOTENCY_KEY)
+                responses.setdefault("400", {"description": DESCRIPTIONS[400]})  # a bad key
+                responses.setdefault("422", {"description": DESCRIPTIONS[422]})
+                for code in created:
+                    if _has_id(responses[code], components):
+                        responses[code].setdefault("headers", {}).update(LOCATION)
+            if writable and method in ("get", "put", "patch") and "200" in responses:
+                responses["200"].setdefault("headers", {}).update(ETAG)
+            if writable and method in ("put", "patch"):
+                operation.setdefault("parameters", []).append(IF_MATCH)
+                responses.setdefault("412", {"description": DESCRIPTIONS[412]})
     return result

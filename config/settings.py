@@ -98,6 +98,11 @@ MIDDLEWARE = [
     # A view failing because PostgreSQL is unreachable answers 503 + Retry-After, not 500;
     # a malformed query parameter or a query too large for the database, 400 (not 500).
     "config.middleware.DatabaseUnavailableMiddleware",
+    # A POST with an Idempotency-Key answers its first answer again on a retry
+    # (core/idempotency.py), Location included: so it wraps the next one.
+    "core.idempotency.IdempotencyMiddleware",
+    # An API 201/202 names what it made (Location).
+    "config.middleware.CreatedLocationMiddleware",
     # Axes must come last so it sees the outcome of authentication.
     "axes.middleware.AxesMiddleware",
 ]
@@ -220,12 +225,18 @@ if API_TOKEN_TTL_DAYS < 1:
     raise ImproperlyConfigured(f"API_TOKEN_TTL_DAYS={API_TOKEN_TTL_DAYS} must be 1 or more")
 
 REST_FRAMEWORK = {
+    # The token first: a caller with no credentials gets its challenge, 401 with
+    # WWW-Authenticate, rather than the 403 a session-first order answers.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "config.token_auth.ExpiringTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    # JSON bodies only: one media type per request body in the schema, so generated
+    # clients send JSON (form and multipart gave them three to choose from).
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.Pages",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -242,6 +253,12 @@ REST_FRAMEWORK = {
     },
 }
 
+# Every API error as RFC 9457 problem details (config/problems.py), DEBUG or not.
+DRF_STANDARDIZED_ERRORS = {
+    "EXCEPTION_FORMATTER_CLASS": "config.exceptions.ProblemFormatter",
+    "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
+}
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Interview Kit API",
     "DESCRIPTION": "Question bank, interview loops, scorecards and panel calibration.",
@@ -251,15 +268,27 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Operation ids and tags from the path after /api/v1/: `scorecards_submit`, tag
+    # `scorecards`, not `v1_scorecards_submit_create` under one tag `v1`.
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SCHEMA_PATH_PREFIX_TRIM": True,
+    "SERVERS": [{"url": "/api/v1", "description": "This server"}],
     "ENUM_NAME_OVERRIDES": {
         "QuestionStatusEnum": "kit.models.Question.Status",
         "LoopStatusEnum": "interviews.models.Loop.Status",
         "ScorecardStatusEnum": "scoring.models.Scorecard.Status",
+        "CalibrationJobStatusEnum": "scoring.models.CalibrationJob.Status",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        # Idempotency-Key, Location, ETag and If-Match where they apply (their 412, 422).
+        "config.openapi.add_http_conventions",
         # Every operation's error responses and their bodies (see config/openapi.py).
         "config.openapi.add_error_responses",
+        # Every member of a response component is sent, so every one is required.
+        "config.openapi.require_response_fields",
+        # A summary per operation and an example per success response (config/openapi_docs.py).
+        "config.openapi_docs.add_summaries_and_examples",
     ],
 }
 
@@ -320,6 +349,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "scoring.tasks.sweep_calibration_jobs_task",
         "schedule": 60.0,
     },
+    # Webhook retries too long to leave with the broker, and deliveries stranded.
+    "publish-due-webhook-deliveries": {
+        "task": "core.webhooks.tasks.webhook_sweep_task",
+        "schedule": 60.0,
+    },
 }
 # Scorecard reminders: first one this long after the interview ends, then at this interval.
 SCORECARD_REMINDER_AFTER_HOURS = envint("SCORECARD_REMINDER_AFTER_HOURS", 24)
@@ -340,3 +374,101 @@ LOGGING = {
         "django.utils.autoreload": {"level": "WARNING"},
     },
 }
+
+
+# Single sign-on with OpenID Connect (core/oidc.py; README "Single sign-on"). Off unless
+# OIDC_RP_CLIENT_ID is set. Everything it adds or changes comes from oidc_settings(), so
+# tests build the same settings from an environment of their own.
+OIDC_ENABLED = False
+PASSWORD_LOGIN = True
+OIDC_ENDPOINTS = (
+    "OIDC_OP_AUTHORIZATION_ENDPOINT",
+    "OIDC_OP_TOKEN_ENDPOINT",
+    "OIDC_OP_USER_ENDPOINT",
+    "OIDC_OP_JWKS_ENDPOINT",
+)
+
+
+def oidc_settings() -> dict[str, object]:
+    """Return the settings single sign-on adds or changes, read from the environment."""
+    from urllib.parse import urlsplit
+
+    password_login = envbool("PASSWORD_LOGIN", "True")
+    client_id = os.getenv("OIDC_RP_CLIENT_ID", "").strip()
+    if not client_id:
+        if not password_login:
+            raise ImproperlyConfigured(
+                "PASSWORD_LOGIN=False needs single sign-on (OIDC_RP_CLIENT_ID and the "
+                "provider's settings), or nobody could sign in"
+            )
+        return {}
+    secret = envsecret("OIDC_RP_CLIENT_SECRET").strip()
+    if not secret:
+        raise ImproperlyConfigured(
+            "OIDC_RP_CLIENT_SECRET (or OIDC_RP_CLIENT_SECRET_FILE) must be set along with "
+            "OIDC_RP_CLIENT_ID"
+        )
+    discovery = os.getenv("OIDC_OP_DISCOVERY_URL", "").strip()
+    # Given endpoints win over the discovery document's; without one, all four are needed.
+    endpoints = {
+        name: os.getenv(name, "").strip() for name in (*OIDC_ENDPOINTS, "OIDC_OP_LOGOUT_ENDPOINT")
+    }
+    missing = [name for name in OIDC_ENDPOINTS if not endpoints[name]]
+    if missing and not discovery:
+        raise ImproperlyConfigured(
+            f"Single sign-on needs OIDC_OP_DISCOVERY_URL, or else {', '.join(missing)}"
+        )
+    groups = {
+        name: envlist(name, "")
+        for name in ("OIDC_GROUP_RECRUITER", "OIDC_GROUP_INTERVIEWER", "OIDC_GROUP_LEAD")
+    }
+    if not any(groups.values()):
+        raise ImproperlyConfigured(
+            "Single sign-on needs at least one of OIDC_GROUP_RECRUITER, OIDC_GROUP_INTERVIEWER "
+            "and OIDC_GROUP_LEAD: people whose groups map to no role are refused"
+        )
+    backends = list(AUTHENTICATION_BACKENDS)
+    model_backend = "django.contrib.auth.backends.ModelBackend"
+    # After axes (its lockout check comes first), before passwords. The OIDC backend is a
+    # ModelBackend too, so permissions still work when the password backend is dropped.
+    backends.insert(backends.index(model_backend), "core.oidc.SignInBackend")
+    if not password_login:
+        backends.remove(model_backend)
+    # Signing out posts a form whose answer redirects to the provider: form-action must allow it.
+    origins = sorted(
+        {
+            f"{url.scheme}://{url.netloc}"
+            for url in map(urlsplit, [discovery, *endpoints.values()])
+            if url.netloc
+        }
+    )
+    return {
+        "OIDC_ENABLED": True,
+        "PASSWORD_LOGIN": password_login,
+        "INSTALLED_APPS": [*INSTALLED_APPS, "mozilla_django_oidc"],
+        "AUTHENTICATION_BACKENDS": backends,
+        "CONTENT_SECURITY_POLICY": CONTENT_SECURITY_POLICY.replace(
+            "form-action 'self'", " ".join(["form-action 'self'", *origins])
+        ),
+        "OIDC_PROVIDER_NAME": os.getenv("OIDC_PROVIDER_NAME", "").strip() or "your company account",
+        "OIDC_RP_CLIENT_ID": client_id,
+        "OIDC_RP_CLIENT_SECRET": secret,
+        "OIDC_OP_DISCOVERY_URL": discovery,
+        **endpoints,
+        # The discovery document's issuer is checked; with endpoints given, this one if set.
+        "OIDC_OP_ISSUER": os.getenv("OIDC_OP_ISSUER", "").strip(),
+        "OIDC_RP_SIGN_ALGO": os.getenv("OIDC_RP_SIGN_ALGO", "").strip() or "RS256",
+        "OIDC_RP_SCOPES": os.getenv("OIDC_RP_SCOPES", "").strip() or "openid email profile",
+        "OIDC_USERNAME_CLAIM": os.getenv("OIDC_USERNAME_CLAIM", "").strip() or "preferred_username",
+        "OIDC_GROUPS_CLAIM": os.getenv("OIDC_GROUPS_CLAIM", "").strip() or "groups",
+        **groups,
+        # mozilla-django-oidc waits forever for the provider by default.
+        "OIDC_TIMEOUT": envint("OIDC_TIMEOUT", 10),
+        # For the sign-out redirect's id_token_hint.
+        "OIDC_STORE_ID_TOKEN": True,
+        # Where a failed sign-in lands (core/oidc_views.py adds why).
+        "LOGIN_REDIRECT_URL_FAILURE": "/oidc/failed/",
+    }
+
+
+globals().update(oidc_settings())

@@ -10,10 +10,10 @@ the token is refused with no signal, no extra column and nothing to forget to ca
 ==================================  =============================================
 the token presented                 answer
 ==================================  =============================================
-unknown key                         403 "Invalid token." (DRF, unchanged)
+unknown key                         401 + WWW-Authenticate, "Invalid token."
 older than API_TOKEN_TTL_DAYS       401 + WWW-Authenticate, "expired"; deleted
 issued before the password changed  401 + WWW-Authenticate, "revoked"; deleted
-user inactive                       403 "User inactive or deleted." (DRF)
+user inactive                       401 + WWW-Authenticate, "User inactive or deleted."
 otherwise                           signed in
 ==================================  =============================================
 
@@ -39,7 +39,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions, status
-from rest_framework.authentication import TokenAuthentication
+from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.authtoken.models import Token
 
 # No rest_framework.views here: DRF imports this module while it loads its own views
@@ -56,8 +56,7 @@ MAC_LENGTH = 15
 class TokenRefused(exceptions.APIException):
     """A known token that no longer signs anyone in: 401 with a challenge saying why.
 
-    Not an ``AuthenticationFailed``: DRF turns those into 403 when the first
-    authenticator (the session's) sends no challenge.
+    Its own class, so that ``code`` says why (token_expired, token_revoked).
     """
 
     status_code = status.HTTP_401_UNAUTHORIZED
@@ -129,7 +128,23 @@ def token_revoke(*, user: User) -> None:
 
 
 class ExpiringTokenAuthentication(TokenAuthentication):
-    """DRF's token authentication, refusing tokens that expired or outlived their password."""
+    """DRF's token authentication, refusing tokens that expired or outlived their password.
+
+    The token may come as ``Authorization: Token <key>`` (DRF's scheme) or ``Bearer
+    <key>`` (what OpenAPI generators send for an HTTP bearer scheme): the same key.
+    """
+
+    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
+        scheme = get_authorization_header(request).split(b" ", 1)[0].lower()
+        if scheme == b"bearer":
+            self.keyword = "Bearer"
+        try:
+            return super().authenticate(request)
+        finally:
+            self.keyword = "Token"
+
+    def authenticate_header(self, request: Any) -> str:
+        return 'Bearer realm="api", Token realm="api"'
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
         user, token = super().authenticate_credentials(key)

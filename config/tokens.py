@@ -6,20 +6,24 @@ When a token expires or stops working is decided in config/token_auth.py.
 from typing import Any
 
 from axes.helpers import get_cool_off
+from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from config.problems import PROBLEM_JSON, problem
 from config.token_auth import token_issue, token_revoke
 from core.auth import signed_in
+from core.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
 
@@ -29,13 +33,14 @@ LOCKED_OUT = (
 )
 
 
-def locked_out() -> Response:
+def locked_out(request: Request) -> Response:
     cool_off = get_cool_off()
     seconds = int(cool_off.total_seconds()) if cool_off else 3600
     return Response(
-        {"detail": LOCKED_OUT.format(minutes=seconds // 60)},
+        problem(status=429, code="locked_out", detail=LOCKED_OUT.format(minutes=seconds // 60)),
         status=status.HTTP_429_TOO_MANY_REQUESTS,
         headers={"Retry-After": str(seconds)},
+        content_type=PROBLEM_JSON,
     )
 
 
@@ -57,6 +62,8 @@ class TokenView(ObtainAuthToken):
     """
 
     serializer_class = SignInSerializer
+    # ObtainAuthToken takes form and multipart bodies too; the API takes JSON only.
+    parser_classes = [JSONParser]
     # DRF leaves this view unthrottled; password guessing is what a rate is for (axes
     # locks a username out, the anonymous rate limits an address).
     throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES  # type: ignore[assignment]  # drf-stubs: str; DRF imports the classes
@@ -71,12 +78,23 @@ class TokenView(ObtainAuthToken):
         return [IsAuthenticated()] if self.request.method == "DELETE" else []
 
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if not settings.PASSWORD_LOGIN:
+            return Response(
+                problem(
+                    status=403,
+                    code="password_login_off",
+                    detail=PASSWORD_LOGIN_OFF_API.format(provider=provider_name()),
+                    instance=request.path,
+                ),
+                status=status.HTTP_403_FORBIDDEN,
+                content_type=PROBLEM_JSON,
+            )
         serializer = self.get_serializer(data=request.data)
         if not serializer.is_valid():
             # axes refused even the right password: say so, as the sign-in page does,
             # rather than "Unable to log in with provided credentials".
             if getattr(request, "axes_locked_out", False):
-                return locked_out()
+                return locked_out(request)
             raise ValidationError(serializer.errors)
         data = serializer.validated_data
         token = token_issue(user=data["user"], fresh=data["fresh"])

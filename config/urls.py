@@ -1,9 +1,11 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import health, tokens
+from config.exceptions import api_not_found
 from interviews import views as interview_views
 
 api_v1: list[URLPattern | URLResolver] = [
@@ -12,7 +14,10 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("kit.api_urls")),
     path("", include("interviews.api_urls")),
     path("", include("scoring.api_urls")),
+    path("", include("core.webhooks.urls")),
 ]
+# Last: whatever no API route matched is a JSON 404 (config.exceptions.api_not_found).
+api_v1.append(re_path(r"^(?P<rest>.*)$", api_not_found))
 
 # Unmatched paths under /api/ answer JSON, like the API's own 404s.
 handler404 = "config.exceptions.not_found"
@@ -33,3 +38,8 @@ urlpatterns = [
     # The split view serves Swagger UI's start-up script as a file: no inline script.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
 ]
+
+# Single sign-on (core/oidc.py), when OIDC_RP_CLIENT_ID is set: its /login/ and /logout/
+# come first, taking the place of Django's, and /oidc/ is the provider's way back.
+if settings.OIDC_ENABLED:
+    urlpatterns.insert(0, path("", include("core.oidc_urls")))

@@ -25,6 +25,7 @@ from rest_framework.authtoken.models import TokenProxy
 
 from core import selectors, services
 from core.auth import signed_in
+from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
 
 # Never written to the log, whatever form they are on.
@@ -286,3 +287,17 @@ class TokenReadOnlyAdmin(ReadOnlyAdmin, TokenAdmin):
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # The list only: a token's own page is titled with its key.
         return obj is None and super().has_view_permission(request, obj)
+
+
+@admin.register(IdempotentRequest)
+class IdempotentRequestAdmin(ReadOnlyAdmin):
+    """Retried API POSTs and the answers kept for them (24 hours; core/idempotency.py)."""
+
+    list_display = ("key", "status", "created_at")
+    list_filter = ("status",)
+    # The answer may hold a candidate's details: the list shows only the key and status.
+    exclude = ("body", "caller", "fingerprint")
+
+
+# Webhooks register their pages there (it needs ReadOnlyAdmin from here).
+import core.webhooks.admin  # noqa: E402, F401

@@ -1,6 +1,10 @@
 from django.conf import settings
 from django.db import models
 
+# Webhooks' models are the core app's; Django finds an app's models through this module.
+from core.idempotency import IdempotentRequest  # noqa: F401
+from core.webhooks.models import WebhookDelivery, WebhookEvent, WebhookSubscription  # noqa: F401
+
 
 class AuditEvent(models.Model):
     """A sensitive action: who, when, what. Leads read the log and export it.

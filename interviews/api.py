@@ -15,6 +15,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from core.auth import signed_in
+from core.etags import ETagMixin
 from core.permissions import is_recruiter
 from interviews import selectors, services
 from interviews.models import Candidate, Interview, Loop
@@ -89,10 +90,10 @@ class InterviewFilter(django_filters.FilterSet):
         fields = ["loop"]
 
 
-class CandidateViewSet(viewsets.ModelViewSet):
+class CandidateViewSet(ETagMixin, viewsets.ModelViewSet):
     """Candidates and their contact details: recruiters only (others get 403, or 404 by id)."""
 
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     serializer_class = CandidateSerializer
     http_method_names = ["get", "post", "patch", "head", "options"]
 
@@ -122,7 +123,7 @@ class CandidateViewSet(viewsets.ModelViewSet):
 class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Loops. `POST` with candidate, role and level assembles one from the level's template."""
 
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     permission_classes = [RecruiterWrites]
     filterset_class = LoopFilter
 
@@ -153,6 +154,7 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
 
 class InterviewViewSet(
+    ETagMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.UpdateModelMixin,
@@ -160,7 +162,7 @@ class InterviewViewSet(
 ):
     """Interviews: recruiters see all; interviewers only those they sit on (others are 404)."""
 
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     serializer_class = InterviewSerializer
     permission_classes = [RecruiterWrites]
     http_method_names = ["get", "post", "put", "head", "options"]

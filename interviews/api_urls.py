@@ -1,8 +1,7 @@
-from rest_framework.routers import DefaultRouter
-
+from core.routers import ApiRouter
 from interviews import api
 
-router = DefaultRouter()
+router = ApiRouter()
 router.register("candidates", api.CandidateViewSet, basename="candidate")
 router.register("loops", api.LoopViewSet, basename="loop")
 router.register("interviews", api.InterviewViewSet, basename="interview")

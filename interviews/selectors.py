@@ -59,7 +59,9 @@ def template_for(*, role: Role, level: Level) -> LoopTemplate:
         .first()
     )
     if template is None:
-        raise ApplicationError(f"There is no loop template for {role} at {level}.")
+        raise ApplicationError(
+            f"There is no loop template for {role} at {level}.", code="no_loop_template"
+        )
     return template
 
 

@@ -82,7 +82,9 @@ def loop_create(*, candidate: Candidate, role: Role, level: Level, by: User | No
 
 def _check_open(loop: Loop) -> None:
     if loop.status == Loop.Status.DECIDED:
-        raise ApplicationError("This loop is decided; it can no longer change.")
+        raise ApplicationError(
+            "This loop is decided; it can no longer change.", code="loop_decided"
+        )
 
 
 @transaction.atomic
@@ -95,7 +97,8 @@ def interview_question_swap(
     if question.pk not in allowed:
         raise ApplicationError(
             f"'{question.title}' cannot go in this interview: it must be an active question for "
-            "this level and slot that the candidate has not had and that fits the time left."
+            "this level and slot that the candidate has not had and that fits the time left.",
+            code="question_not_eligible",
         )
     who = f" by {_name(by)}" if by else ""
     item.question = question
@@ -113,7 +116,8 @@ def interview_questions_reorder(*, interview: Interview, order: Sequence[int]) -
     items = {q.pk: q for q in interview.questions.all()}
     if sorted(order) != sorted(items):
         raise ApplicationError(
-            f"order must list each of this interview's questions once: {sorted(items)}"
+            f"order must list each of this interview's questions once: {sorted(items)}",
+            code="order_incomplete",
         )
     # Two passes so the unique (interview, order) constraint holds at every step.
     for position, pk in enumerate(order, start=1):
@@ -176,7 +180,8 @@ def _check_clashes(
     if clash is not None:
         raise ApplicationError(
             f"It overlaps {clash.title} ({_span(clash)}): "
-            "the candidate cannot be in two interviews at once."
+            "the candidate cannot be in two interviews at once.",
+            code="interview_clash",
         )
     busy = (
         Panelist.objects.filter(user__in=people)
@@ -190,7 +195,8 @@ def _check_clashes(
     if busy is not None:
         raise ApplicationError(
             f"{_name(busy.user)} is already on {busy.interview.title} with "
-            f"{busy.interview.loop.candidate.name} then ({_span(busy.interview)})."
+            f"{busy.interview.loop.candidate.name} then ({_span(busy.interview)}).",
+            code="interviewer_busy",
         )
 
 
@@ -249,17 +255,21 @@ def interview_update(
     """
     _check_open(interview.loop)
     if not interviewers:
-        raise ApplicationError("An interview needs at least one interviewer.")
+        raise ApplicationError("An interview needs at least one interviewer.", code="panel_empty")
     if len({u.pk for u in interviewers}) != len(interviewers):
-        raise ApplicationError("An interviewer is listed twice.")
+        raise ApplicationError("An interviewer is listed twice.", code="interviewer_listed_twice")
     if shadow is not None and shadow.pk in {u.pk for u in interviewers}:
-        raise ApplicationError(f"{_name(shadow)} cannot be both interviewer and shadow.")
+        raise ApplicationError(
+            f"{_name(shadow)} cannot be both interviewer and shadow.", code="shadow_is_interviewer"
+        )
     panel_check(interviewers=interviewers, shadow=shadow)
     if (scheduled_start is None) != (scheduled_end is None):
-        raise ApplicationError("Give both a start and an end time, or neither.")
+        raise ApplicationError(
+            "Give both a start and an end time, or neither.", code="time_incomplete"
+        )
     if scheduled_start and scheduled_end:
         if scheduled_end <= scheduled_start:
-            raise ApplicationError("The interview must end after it starts.")
+            raise ApplicationError("The interview must end after it starts.", code="time_reversed")
         people = [*interviewers, *([shadow] if shadow else [])]
         _lock_diaries(interview, people)
         _check_clashes(interview, people, scheduled_start, scheduled_end)

@@ -3,11 +3,14 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
+from config.exceptions import ApplicationError
 from core.auth import signed_in
+from core.etags import ETagMixin
 from core.permissions import IsLeadOrReadOnly, IsPlannerOrReadOnly
 from kit import selectors, services
 from kit.filters import QuestionFilter
@@ -24,8 +27,8 @@ from kit.serializers import (
 )
 
 
-class RoleViewSet(viewsets.ModelViewSet):
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+class RoleViewSet(ETagMixin, viewsets.ModelViewSet):
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     queryset = Role.objects.all()
     serializer_class = RoleSerializer
     permission_classes = [IsLeadOrReadOnly]
@@ -33,29 +36,27 @@ class RoleViewSet(viewsets.ModelViewSet):
 
 
 class LevelViewSet(viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     queryset = Level.objects.all()
     serializer_class = LevelSerializer
-    pagination_class = None
 
 
-class CompetencyViewSet(viewsets.ModelViewSet):
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+class CompetencyViewSet(ETagMixin, viewsets.ModelViewSet):
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     queryset = Competency.objects.all()
     serializer_class = CompetencySerializer
     permission_classes = [IsLeadOrReadOnly]
     http_method_names = ["get", "post", "patch", "head", "options"]
-    pagination_class = None
 
 
-class QuestionViewSet(viewsets.ModelViewSet):
+class QuestionViewSet(ETagMixin, viewsets.ModelViewSet):
     """The question bank. Everyone signed in reads it; calibration leads edit it.
 
     Editing the text, timing, scale or rubric of a question already used in an
     interview creates a new version; earlier versions stay readable.
     """
 
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     permission_classes = [IsLeadOrReadOnly]
     filterset_class = QuestionFilter
     http_method_names = ["get", "post", "put", "head", "options"]
@@ -91,7 +92,7 @@ class QuestionViewSet(viewsets.ModelViewSet):
         question = self.get_object()
         data = self._validated(request)
         if data["role"] != question.role:
-            return Response({"role": ["A question cannot move to another role."]}, status=400)
+            raise ValidationError({"role": ["A question cannot move to another role."]})
         services.question_update(
             question=question,
             meta=self._meta(data),
@@ -99,6 +100,9 @@ class QuestionViewSet(viewsets.ModelViewSet):
             by=signed_in(request),
         )
         return self._detail(question.pk, status.HTTP_200_OK)
+
+    def representation(self, obj: Question) -> Any:
+        return QuestionDetailSerializer(obj).data
 
     def _validated(self, request: Request) -> dict[str, Any]:
         serializer = QuestionInputSerializer(data=request.data)
@@ -129,15 +133,14 @@ class QuestionViewSet(viewsets.ModelViewSet):
         return Response(QuestionDetailSerializer(question).data, status=code)
 
 
-class LoopTemplateViewSet(viewsets.ModelViewSet):
+class LoopTemplateViewSet(ETagMixin, viewsets.ModelViewSet):
     """Loop templates per role and level. Saving one for an existing role and level replaces it."""
 
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     permission_classes = [IsPlannerOrReadOnly]
     serializer_class = LoopTemplateSerializer
     http_method_names = ["get", "post", "put", "head", "options"]
     filterset_fields = ["role", "level"]
-    pagination_class = None
 
     def get_queryset(self) -> QuerySet[LoopTemplate]:
         return LoopTemplate.objects.select_related("role", "level").prefetch_related(
@@ -158,7 +161,7 @@ class LoopTemplateViewSet(viewsets.ModelViewSet):
             template.role,
             template.level,
         ):
-            return Response({"detail": "A template keeps its role and level."}, status=400)
+            raise ApplicationError("A template keeps its role and level.", code="template_moved")
         return Response(self._out(self._save(request).pk))
 
     def _save(self, request: Request) -> LoopTemplate:

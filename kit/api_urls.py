@@ -1,8 +1,7 @@
-from rest_framework.routers import DefaultRouter
-
+from core.routers import ApiRouter
 from kit import api
 
-router = DefaultRouter()
+router = ApiRouter()
 router.register("roles", api.RoleViewSet, basename="role")
 router.register("levels", api.LevelViewSet, basename="level")
 router.register("competencies", api.CompetencyViewSet, basename="competency")

@@ -150,7 +150,9 @@ def question_status_set(*, question: Question, status: str, by: User) -> bool:
     """
     if status not in Question.Status.values:
         choices = ", ".join(Question.Status.values)
-        raise ApplicationError(f"Unknown status '{status}': choose one of {choices}.")
+        raise ApplicationError(
+            f"Unknown status '{status}': choose one of {choices}.", code="unknown_status"
+        )
     meta = Meta(
         title=question.title,
         status=status,
@@ -464,7 +466,9 @@ def loop_template_save(
     """Create or replace the template for a role and level, slots in the given order."""
     slots = list(slots)
     if not slots:
-        raise ApplicationError("A loop template needs at least one slot.")
+        raise ApplicationError(
+            "A loop template needs at least one slot.", code="template_without_slots"
+        )
     template, _ = LoopTemplate.objects.get_or_create(
         role=role, level=level, defaults={"name": name}
     )
@@ -479,7 +483,9 @@ def loop_template_save(
     for order, data in enumerate(slots, start=1):
         missing = sorted(set(data.competencies) - set(known))
         if missing:
-            raise ApplicationError(f"slot '{data.title}': unknown competency '{missing[0]}'")
+            raise ApplicationError(
+                f"slot '{data.title}': unknown competency '{missing[0]}'", code="unknown_competency"
+            )
         slot = LoopSlot(
             template=template,
             order=order,

@@ -1,11 +1,11 @@
 from django.urls import path
-from rest_framework.routers import DefaultRouter
 
+from core.routers import ApiRouter
 from scoring.calibration import api as calibration
 from scoring.rights import api as rights
 from scoring.scorecards import api as scorecards
 
-router = DefaultRouter()
+router = ApiRouter()
 router.register("scorecards", scorecards.ScorecardViewSet, basename="scorecard")
 
 urlpatterns = [

@@ -28,8 +28,10 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from config.urls import urlpatterns  # noqa: F401  (admin autodiscovery)
+from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.webhooks.services import webhook_subscription_create
 from interviews.models import Loop
 from kit.models import Competency, Level, LoopTemplate, Question
 from scoring.calibration import services as calibration
@@ -56,6 +58,7 @@ READ_ONLY = {
     "scoring.scorecard", "scoring.questionrating", "scoring.amendment",
     "scoring.feedbackread", "scoring.calibrationjob", "scoring.calibrationsnapshot",
     "scoring.calibrationexercise", "scoring.referenceanswer", "scoring.exerciserating",
+    "core.webhookevent", "core.webhookdelivery", "core.idempotentrequest",
 }  # fmt: skip
 # Hold ratings or decisions, or anchor rows that do: never deleted in the admin.
 UNDELETABLE = READ_ONLY | {"kit.role", "kit.level", "kit.question"}
@@ -86,8 +89,16 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
         interviewer = make_user("ines", INTERVIEWER)
         colleague = make_user("omar", INTERVIEWER)
         lead = make_user("leo", LEAD)
+        # Webhooks: the services below emit events, each with a delivery to it (unsent).
+        webhook_subscription_create(
+            url="https://ats.example.com/hooks", event_types=["loop.decided"], by=lead
+        )
         built = build_loop(seats=[Seat(interviewers=[interviewer])], recruiter=recruiter)
         (interview,) = built.interviews
+        # A retried API POST's kept answer (what core/idempotency.py stores).
+        IdempotentRequest.objects.create(
+            caller="0" * 64, key="retry-1", fingerprint="1" * 64, status=201, body=b"{}"
+        )
         card = submitted(interviewer, interview)
         scorecards.feedback_read(user=interviewer, loop_ids=[built.loop.pk])
         scorecards.scorecard_amend(

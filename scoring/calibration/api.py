@@ -1,9 +1,8 @@
 """The calibration API: the latest snapshot, history, starting and following runs."""
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +13,7 @@ from core.auth import signed_in
 from core.permissions import is_lead
 from kit.models import Level, Role
 from scoring.calibration import selectors, services
+from scoring.calibration.schema import SNAPSHOT_EXAMPLE, CalibrationSnapshotResultSerializer
 from scoring.calibration.serializers import (
     CalibrationJobSerializer,
     CalibrationRunInputSerializer,
@@ -43,14 +43,20 @@ def _scope(request: Request) -> tuple[Role, Level | None]:
 
 class CalibrationLatestView(APIView):
     """The newest calibration snapshot of a role (and level). Leads see everything;
-    others see the reliability figures and their own interviewer row only."""
+    others see the scope, the day it was computed, the definitions and their own
+    interviewer row only (computed without the loops where they are still blind)."""
 
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
         parameters=[CalibrationScopeSerializer],
         responses={
-            200: OpenApiTypes.OBJECT,
+            200: OpenApiResponse(
+                CalibrationSnapshotResultSerializer,
+                description="The snapshot as the caller may read it: everything for leads;"
+                " for anyone else the scope, the day, their own row and the definitions.",
+                examples=[SNAPSHOT_EXAMPLE],
+            ),
             404: error("No such role or level, or no calibration of it yet."),
         },
     )
@@ -91,9 +97,8 @@ class CalibrationRunsView(APIView):
         serializer.is_valid(raise_exception=True)
         role = Role.objects.filter(name__iexact=serializer.validated_data["role"]).first()
         if role is None:
-            return Response(
-                {"role": [f"No role named '{serializer.validated_data['role']}'."]}, 400
-            )
+            name = serializer.validated_data["role"]
+            raise ValidationError({"role": [f"No role named '{name}'."]})
         job = services.calibration_request(role=role, by=signed_in(request))
         return Response(CalibrationJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

@@ -17,11 +17,12 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from core.webhooks.services import webhook_event_emit
 from interviews.models import Candidate
 from interviews.selectors import exposure
 from kit.models import Level, Question, Role, RubricItem
 from scoring import visibility
-from scoring.calibration import stats
+from scoring.calibration import stats, webhooks
 from scoring.calibration.definitions import DEFINITIONS
 from scoring.calibration.ratings import (
     Ratings,
@@ -316,6 +317,7 @@ def snapshot_store(
                 snapshot = CalibrationSnapshot.objects.create(
                     role=role, level=level, watermark=mark, result=body
                 )
+            webhook_event_emit(kind="calibration.completed", payload=webhooks.snapshot(snapshot))
     except IntegrityError:
         # Another run stored the same inputs first (a redelivered task): keep theirs.
         return CalibrationSnapshot.objects.get(role=role, level=level, watermark=mark), False

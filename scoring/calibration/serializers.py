@@ -1,5 +1,7 @@
 from rest_framework import serializers
 
+from scoring.models import CalibrationJob
+
 
 class CalibrationScopeSerializer(serializers.Serializer):
     role = serializers.CharField(help_text="role name, e.g. AI Infrastructure Engineer")
@@ -17,7 +19,7 @@ class SnapshotSerializer(serializers.Serializer):
 class CalibrationJobSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     role = serializers.CharField(source="role.name")
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=CalibrationJob.Status.choices)
     progress = serializers.IntegerField(help_text="percent done")
     stage = serializers.CharField()
     requested_at = serializers.DateTimeField()

@@ -251,7 +251,8 @@ def _check_rubric(version: QuestionVersion, ids: Sequence[int], where: str) -> N
     foreign = sorted(set(ids) - {r.pk for r in version.rubric.all()})
     if foreign:
         raise ApplicationError(
-            f"{where}: rubric item {foreign[0]} does not belong to this question."
+            f"{where}: rubric item {foreign[0]} does not belong to this question.",
+            code="rubric_item_foreign",
         )
 
 
@@ -266,20 +267,25 @@ def exercise_create(
 ) -> CalibrationExercise:
     """Create an exercise on the question's current version, its answers keyed by the lead."""
     if not title.strip():
-        raise ApplicationError("Give the exercise a title.")
+        raise ApplicationError("Give the exercise a title.", code="exercise_title_missing")
     version = question.current
     assert version is not None
     if len(answers) < 2:
-        raise ApplicationError("An exercise needs at least two reference answers.")
+        raise ApplicationError(
+            "An exercise needs at least two reference answers.", code="exercise_too_few_answers"
+        )
     if not participants:
-        raise ApplicationError("Invite at least one interviewer.")
+        raise ApplicationError("Invite at least one interviewer.", code="exercise_no_invitees")
     for n, answer in enumerate(answers, start=1):
         if not answer.transcript.strip():
-            raise ApplicationError(f"answer {n}: the transcript is empty.")
+            raise ApplicationError(
+                f"answer {n}: the transcript is empty.", code="exercise_answer_empty"
+            )
         if not 1 <= answer.key_rating <= version.scale_max:
             raise ApplicationError(
                 f"answer {n}: key rating {answer.key_rating} is outside the scale "
-                f"1–{version.scale_max}."
+                f"1–{version.scale_max}.",
+                code="rating_out_of_scale",
             )
         _check_rubric(version, answer.key_checked, f"answer {n}")
     exercise = CalibrationExercise.objects.create(
@@ -312,13 +318,16 @@ def exercise_rate(
         .get(pk=answer.exercise_id)
     )
     if not exercise.participants.filter(pk=by.pk).exists():
-        raise ApplicationError("You are not invited to this exercise.")
+        raise ApplicationError("You are not invited to this exercise.", code="exercise_not_invited")
     if exercise.status != CalibrationExercise.Status.OPEN:
-        raise Conflict("This exercise is closed; its scores can no longer change.")
+        raise Conflict(
+            "This exercise is closed; its scores can no longer change.", code="exercise_closed"
+        )
     scale = exercise.version.scale_max
     if not 1 <= rating <= scale:
         raise ApplicationError(
-            f"answer {answer.order}: rating {rating} is outside the scale 1–{scale}."
+            f"answer {answer.order}: rating {rating} is outside the scale 1–{scale}.",
+            code="rating_out_of_scale",
         )
     _check_rubric(exercise.version, checked, f"answer {answer.order}")
     score, _ = ExerciseRating.objects.update_or_create(
@@ -339,7 +348,9 @@ def exercise_score(
     answers = {a.pk: a for a in exercise.answers.all()}
     for answer_id, rating, checked in scores:
         if answer_id not in answers:
-            raise ApplicationError(f"answer {answer_id} is not in this exercise.")
+            raise ApplicationError(
+                f"answer {answer_id} is not in this exercise.", code="exercise_answer_unknown"
+            )
         exercise_rate(answer=answers[answer_id], by=by, rating=rating, checked=checked)
 
 
@@ -350,7 +361,7 @@ def exercise_close(*, exercise: CalibrationExercise, by: User) -> CalibrationExe
         pk=exercise.pk, status=CalibrationExercise.Status.OPEN
     ).update(status=CalibrationExercise.Status.CLOSED)
     if not closed:
-        raise Conflict("This exercise is already closed.")
+        raise Conflict("This exercise is already closed.", code="exercise_already_closed")
     exercise.status = CalibrationExercise.Status.CLOSED
     audit(actor=by, action="exercise.closed", target=str(exercise))
     return exercise

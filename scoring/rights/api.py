@@ -1,8 +1,7 @@
 """The candidate data rights API: export and erase (recruiters; audited)."""
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -14,6 +13,12 @@ from core.auth import signed_in
 from core.permissions import is_recruiter
 from interviews.models import Candidate
 from scoring.rights import services
+from scoring.rights.schema import (
+    ERASURE_EXAMPLE,
+    EXPORT_EXAMPLE,
+    CandidateErasureSerializer,
+    CandidateExportSerializer,
+)
 
 
 class CandidateExportView(APIView):
@@ -21,7 +26,15 @@ class CandidateExportView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(
+                CandidateExportSerializer,
+                description="Every row held about the candidate, with every column.",
+                examples=[EXPORT_EXAMPLE],
+            )
+        }
+    )
     def get(self, request: Request, pk: int) -> Response:
         candidate = _candidate_for_recruiter(request, pk)
         return Response(services.candidate_export(candidate=candidate, by=signed_in(request)))
@@ -34,7 +47,14 @@ class CandidateEraseView(APIView):
 
     @extend_schema(
         request=None,
-        responses={200: OpenApiTypes.OBJECT, 409: error("Already erased.")},
+        responses={
+            200: OpenApiResponse(
+                CandidateErasureSerializer,
+                description="The candidate as they are now: erased.",
+                examples=[ERASURE_EXAMPLE],
+            ),
+            409: error("Already erased."),
+        },
     )
     def post(self, request: Request, pk: int) -> Response:
         candidate = services.candidate_erase(

@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Prefetch
 
 from core.models import AuditEvent
+from core.webhooks.selectors import webhook_events_about
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import QuestionVersion
 from scoring.models import Amendment, FeedbackRead, QuestionRating, Scorecard
@@ -76,6 +77,16 @@ def candidate_record(*, candidate: Candidate) -> dict[str, Any]:
         "calibration": _calibration(found),
         "audit_events": [row(event) for event, _ in traces.audit_events(found, by_name)],
         "admin_log": [row(entry) for entry, _ in traces.log_entries(found, by_name)],
+        "webhook_events": [
+            {
+                "event_id": event.event_id,
+                "kind": event.kind,
+                "created_at": event.created_at.isoformat(),
+                "payload": event.payload,
+                "details": event.details,
+            }
+            for event in webhook_events_about(candidate_id=candidate.pk)
+        ],
     }
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from config.exceptions import Conflict
 from core.models import AuditEvent
 from core.services import audit_event_record as audit
+from core.webhooks.services import webhook_event_details_erase
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from scoring.models import Amendment, CalibrationSnapshot, QuestionRating, Scorecard
 from scoring.rights import selectors, traces
@@ -46,7 +47,7 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
     """
     candidate = Candidate.objects.select_for_update().get(pk=candidate.pk)
     if candidate.erased_at is not None:
-        raise Conflict("This candidate's data was already erased.")
+        raise Conflict("This candidate's data was already erased.", code="candidate_already_erased")
     loops = selectors.candidate_loops(candidate=candidate)
     found = traces.footprint(
         candidate=candidate, loops=loops, names=traces.earlier_names(candidate=candidate)
@@ -58,6 +59,8 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
         "audit_events": _audit_events_redact(found, redactor),
         "admin_log": _log_entries_redact(found, redactor),
         "snapshots": _snapshots_redact(found, redactor),
+        # Events sent to subscriptions allowed details keep their ids, not the person.
+        "webhook_events": webhook_event_details_erase(candidate_id=candidate.pk),
     }
     candidate.name = redactor.replacement
     candidate.email = candidate.phone = candidate.notes = ""

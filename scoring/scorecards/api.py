@@ -70,7 +70,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     """Scorecards. You read your own, and others' submitted cards once you owe none in
     their loop (recruiters read all submitted). You write only your own."""
 
-    lookup_value_regex = r"\d+"  # a non-numeric id is a 404, not a 500
+    lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     serializer_class = ScorecardSerializer
     filterset_class = ScorecardFilter
 
@@ -89,7 +89,7 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def retrieve(self, request: Request, pk: str) -> Response:
         card = self.get_object()
         _read(request, [card])
-        return Response(selectors.scorecard_document(card))
+        return _with_version(Response(selectors.scorecard_document(card)), card)
 
     def _own(self, pk: str) -> Scorecard:
         return selectors.own_scorecard_get(user=self.request.user, pk=int(pk))
@@ -110,7 +110,9 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         serializer.is_valid(raise_exception=True)
         interview = Interview(pk=serializer.validated_data["interview"])  # 404 unless on its panel
         card = services.scorecard_start(interview=interview, by=signed_in(request))
-        return Response(selectors.scorecard_document(card), status=status.HTTP_201_CREATED)
+        return _with_version(
+            Response(selectors.scorecard_document(card), status=status.HTTP_201_CREATED), card
+        )
 
     @extend_schema(
         request=ScorecardInputSerializer,
@@ -129,8 +131,9 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             recommendation=data["recommendation"],
             summary=data["summary"],
             ratings=_ratings(data),
+            version=request.headers.get("If-Match"),
         )
-        return Response(selectors.scorecard_document(card))
+        return _with_version(Response(selectors.scorecard_document(card)), card)
 
     @extend_schema(
         request=None,
@@ -196,3 +199,9 @@ class DecisionView(APIView):
         serializer.is_valid(raise_exception=True)
         loop = services.loop_decide(loop=loop, by=signed_in(request), **serializer.validated_data)
         return Response(selectors.debrief_document(user=request.user, pk=loop.pk))
+
+
+def _with_version(response: Response, card: Scorecard) -> Response:
+    """Tag a scorecard's answer with its version, the If-Match a save may send (core/etags.py)."""
+    response["ETag"] = selectors.scorecard_version(card)
+    return response

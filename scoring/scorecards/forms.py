@@ -11,7 +11,7 @@ def _ints(values: list[str], field: str) -> tuple[int, ...]:
     try:
         return tuple(int(v) for v in values if v != "")
     except ValueError:
-        raise ApplicationError(f"{field}: expected ids, got {values!r}") from None
+        raise ApplicationError(f"{field}: expected ids, got {values!r}", code="bad_ids") from None
 
 
 def parse_scorecard(
@@ -26,7 +26,7 @@ def parse_scorecard(
             rating = int(raw) if raw else None
         except ValueError:
             raise ApplicationError(
-                f"{item.question.title}: rating {raw!r} is not a number"
+                f"{item.question.title}: rating {raw!r} is not a number", code="rating_not_a_number"
             ) from None
         not_asked = data.get(prefix + "not_asked") == "on"
         entry = RatingInput(

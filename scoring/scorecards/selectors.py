@@ -103,6 +103,23 @@ def scorecard_for_page(*, user: User, interview: Interview) -> Scorecard:
     return card or Scorecard(interview=interview, interviewer=user, is_shadow=shadow)
 
 
+# The version of a scorecard never saved (or not yet started): nothing in it to lose.
+NEW_VERSION = '"new"'
+
+
+def scorecard_version(scorecard: Scorecard | None) -> str:
+    """Return the card's version, an HTTP entity tag: it changes with every save."""
+    if scorecard is None or scorecard.pk is None or scorecard.updated_at == scorecard.created_at:
+        return NEW_VERSION
+    return f'"{scorecard.pk}.{scorecard.updated_at.timestamp():.6f}"'
+
+
+def scorecard_version_matches(scorecard: Scorecard, version: str) -> bool:
+    """Whether ``version`` (an If-Match value, or the page's field) names the card as it is."""
+    given = {tag.strip().removeprefix("W/") for tag in version.split(",")}
+    return "*" in given or scorecard_version(scorecard) in given
+
+
 def scorecard_as_dict(scorecard: Scorecard) -> dict[str, Any]:
     """Return the card's content in a stable shape (amendments keep it before and after)."""
     return {

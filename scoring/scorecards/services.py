@@ -15,10 +15,11 @@ from django.http import Http404
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from config.exceptions import ApplicationError, Conflict
+from config.exceptions import ApplicationError, Conflict, PreconditionFailed
 from core import sql
 from core.permissions import Viewer
 from core.services import audit_event_record as audit
+from core.webhooks.services import webhook_event_emit
 from interviews.models import Interview, Loop, Panelist
 from kit.models import Role
 from scoring import visibility
@@ -29,6 +30,7 @@ from scoring.models import (
     Scorecard,
 )
 from scoring.scorecards import queries, selectors
+from scoring.scorecards import webhooks as webhook_payloads
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +67,9 @@ def scorecard_start(*, interview: Interview, by: User) -> Scorecard:
     if card[0] is not None:
         scorecard = sql.from_row(Scorecard, card)
     elif loop_status == Loop.Status.DECIDED:
-        raise ApplicationError("The loop is decided; no new scorecards are taken for it.")
+        raise ApplicationError(
+            "The loop is decided; no new scorecards are taken for it.", code="loop_decided"
+        )
     else:
         scorecard = _draft_create(interview_id=interview.pk, by=by, is_shadow=is_shadow)
     # The caller's own objects: reading the card's loop and author then costs no query.
@@ -131,27 +135,38 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
         where = f"ratings[{n}]"
         item = items.get(entry.item)
         if item is None:
-            raise ApplicationError(f"{where}: question {entry.item} is not in this interview.")
+            raise ApplicationError(
+                f"{where}: question {entry.item} is not in this interview.",
+                code="question_not_in_interview",
+            )
         if entry.item in seen:
-            raise ApplicationError(f"{where}: question {entry.item} is rated twice.")
+            raise ApplicationError(
+                f"{where}: question {entry.item} is rated twice.", code="question_rated_twice"
+            )
         seen.add(entry.item)
         title = item.title
         if entry.not_asked:
             if entry.rating is not None:
-                raise ApplicationError(f"{where} ({title}): a question not asked has no rating.")
+                raise ApplicationError(
+                    f"{where} ({title}): a question not asked has no rating.",
+                    code="rating_for_question_not_asked",
+                )
         elif entry.rating is not None and not 1 <= entry.rating <= item.scale:
             raise ApplicationError(
-                f"{where} ({title}): rating {entry.rating} is outside the scale 1–{item.scale}."
+                f"{where} ({title}): rating {entry.rating} is outside the scale 1–{item.scale}.",
+                code="rating_out_of_scale",
             )
         foreign = sorted(set(entry.checked) - item.rubric)
         if foreign:
             raise ApplicationError(
-                f"{where} ({title}): rubric item {foreign[0]} does not belong to this question."
+                f"{where} ({title}): rubric item {foreign[0]} does not belong to this question.",
+                code="rubric_item_foreign",
             )
         foreign = sorted(set(entry.follow_ups_asked) - item.follow_ups)
         if foreign:
             raise ApplicationError(
-                f"{where} ({title}): follow-up {foreign[0]} does not belong to this question."
+                f"{where} ({title}): follow-up {foreign[0]} does not belong to this question.",
+                code="follow_up_foreign",
             )
     return items
 
@@ -219,13 +234,18 @@ def _locked(scorecard: Scorecard, by: User) -> Scorecard:
 def _check_open(scorecard: Scorecard) -> None:
     # A no-hire may close a loop before every card is in; what is left unwritten stays so.
     if scorecard.interview.loop.status == Loop.Status.DECIDED:
-        raise ApplicationError("The loop is decided; its scorecards can no longer change.")
+        raise ApplicationError(
+            "The loop is decided; its scorecards can no longer change.", code="loop_decided"
+        )
 
 
 def _check_recommendation(recommendation: str) -> None:
     if recommendation and recommendation not in Scorecard.Recommendation.values:
         choices = ", ".join(Scorecard.Recommendation.values)
-        raise ApplicationError(f"recommendation '{recommendation}' is not one of {choices}.")
+        raise ApplicationError(
+            f"recommendation '{recommendation}' is not one of {choices}.",
+            code="unknown_recommendation",
+        )
 
 
 @transaction.atomic
@@ -236,11 +256,28 @@ def scorecard_save_draft(
     recommendation: str = "",
     summary: str = "",
     ratings: Sequence[RatingInput] = (),
+    version: str | None = None,
 ) -> Scorecard:
-    """Save the whole draft as given; incomplete drafts are fine."""
+    """Save the whole draft as given; incomplete drafts are fine.
+
+    ``version`` is the draft's version as the caller last read it (the page's
+    hidden field, the API's If-Match; selectors.scorecard_version): when given and
+    the draft has changed since (another tab or device saved it), nothing is saved
+    and PreconditionFailed says so. Checked under the card's lock, so two tabs
+    saving at once cannot both pass.
+    """
     scorecard = _locked(scorecard, by)
+    if version is not None and not selectors.scorecard_version_matches(scorecard, version):
+        raise PreconditionFailed(
+            "This draft was changed in another tab or on another device since you opened"
+            " it; reload to see that version before you edit it.",
+            code="scorecard_changed_elsewhere",
+        )
     if scorecard.is_submitted:
-        raise Conflict("This scorecard is submitted; amend it with a reason instead.")
+        raise Conflict(
+            "This scorecard is submitted; amend it with a reason instead.",
+            code="scorecard_already_submitted",
+        )
     _check_open(scorecard)
     _check_recommendation(recommendation)
     items = _validate(scorecard, ratings)
@@ -269,13 +306,17 @@ def _check_complete(scorecard: Scorecard) -> None:
     missing = []
     for title, rated, rating, not_asked, reason in rows:
         if not_asked and not reason:
-            raise ApplicationError(f"Say why '{title}' was not asked before submitting.")
+            raise ApplicationError(
+                f"Say why '{title}' was not asked before submitting.",
+                code="not_asked_reason_missing",
+            )
         if rated is None or (rating is None and not not_asked):
             missing.append(title)
     if missing:
         raise ApplicationError(
             "Rate every question or mark it not asked before submitting: "
-            + "; ".join(f"'{t}'" for t in missing)
+            + "; ".join(f"'{t}'" for t in missing),
+            code="scorecard_incomplete",
         )
     rated = sum(rating is not None for _, _, rating, _, _ in rows)
     needed = math.ceil(len(rows) * MIN_RATED_SHARE)
@@ -283,10 +324,13 @@ def _check_complete(scorecard: Scorecard) -> None:
         raise ApplicationError(
             f"Rate at least half of the questions ({needed} of {len(rows)}; {rated} rated):"
             " a scorecard with most questions not asked says too little to open the"
-            " panel's feedback to you."
+            " panel's feedback to you.",
+            code="scorecard_too_few_rated",
         )
     if not scorecard.recommendation:
-        raise ApplicationError("Choose an overall recommendation before submitting.")
+        raise ApplicationError(
+            "Choose an overall recommendation before submitting.", code="recommendation_missing"
+        )
 
 
 @transaction.atomic
@@ -299,17 +343,20 @@ def scorecard_submit(*, scorecard: Scorecard, by: User) -> Scorecard:
     scorecard = _locked(scorecard, by)
     if scorecard.is_submitted:
         when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
-        raise Conflict(f"This scorecard was already submitted at {when}.")
+        raise Conflict(
+            f"This scorecard was already submitted at {when}.", code="scorecard_already_submitted"
+        )
     _check_open(scorecard)
     _check_complete(scorecard)
     now = timezone.now()
     if not queries.card_submit(scorecard_id=scorecard.pk, now=now):
-        raise Conflict("This scorecard was already submitted.")
+        raise Conflict("This scorecard was already submitted.", code="scorecard_already_submitted")
     scorecard.status, scorecard.submitted_at = Scorecard.Status.SUBMITTED, now
     loop = scorecard.interview.loop
     _loop_started(loop)
     _loop_maybe_debrief(loop)
     calibration_request(role=loop.role)
+    webhook_event_emit(kind="scorecard.submitted", payload=webhook_payloads.scorecard(scorecard))
     return scorecard
 
 
@@ -326,13 +373,18 @@ def scorecard_amend(
     """Change a submitted scorecard, keeping who, when, why and the card before and after."""
     scorecard = _locked(scorecard, by)
     if not scorecard.is_submitted:
-        raise ApplicationError("Only a submitted scorecard is amended; edit the draft instead.")
+        raise ApplicationError(
+            "Only a submitted scorecard is amended; edit the draft instead.",
+            code="amendment_of_draft",
+        )
     if not reason.strip():
-        raise ApplicationError("An amendment needs a reason.")
+        raise ApplicationError("An amendment needs a reason.", code="amendment_reason_missing")
     _check_open(scorecard)
     _check_recommendation(recommendation)
     if not recommendation:
-        raise ApplicationError("A submitted scorecard keeps an overall recommendation.")
+        raise ApplicationError(
+            "A submitted scorecard keeps an overall recommendation.", code="recommendation_missing"
+        )
     items = _validate(scorecard, ratings)
     current = selectors.own_scorecard_get(user=by, pk=scorecard.pk)
     before = selectors.scorecard_as_dict(current)
@@ -343,7 +395,7 @@ def scorecard_amend(
     _check_complete(scorecard)
     after = selectors.scorecard_as_dict(selectors.own_scorecard_get(user=by, pk=scorecard.pk))
     if before == after:
-        raise ApplicationError("The amendment changes nothing.")
+        raise ApplicationError("The amendment changes nothing.", code="amendment_empty")
     loop_id = scorecard.interview.loop_id
     after_reading = FeedbackRead.objects.filter(loop=loop_id, user=by).exists()
     amendment = Amendment.objects.create(
@@ -356,6 +408,7 @@ def scorecard_amend(
         reason=reason.strip(), after_reading=after_reading, loop=loop_id,
     )  # fmt: skip
     calibration_request(role=scorecard.interview.loop.role)
+    webhook_event_emit(kind="scorecard.amended", payload=webhook_payloads.amendment(amendment))
     return amendment
 
 
@@ -396,12 +449,15 @@ def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     if loop.status == Loop.Status.DECIDED:
         raise Conflict(
             f"This loop was already decided ({loop.get_decision_display()}) "
-            f"at {loop.decided_at:%Y-%m-%d %H:%M} UTC."
+            f"at {loop.decided_at:%Y-%m-%d %H:%M} UTC.",
+            code="loop_already_decided",
         )
     if decision not in Loop.Decision.values:
-        raise ApplicationError(f"decision must be one of {', '.join(Loop.Decision.values)}.")
+        raise ApplicationError(
+            f"decision must be one of {', '.join(Loop.Decision.values)}.", code="unknown_decision"
+        )
     if not rationale.strip():
-        raise ApplicationError("Record the rationale for the decision.")
+        raise ApplicationError("Record the rationale for the decision.", code="rationale_missing")
     _check_feedback_for(decision, loop)
     loop.decision = decision
     loop.decision_rationale = rationale.strip()
@@ -411,6 +467,7 @@ def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     loop.save()
     audit(actor=by, action="loop.decided", target=f"loop {loop.pk}", decision=decision)
     calibration_request(role=loop.role)
+    webhook_event_emit(kind="loop.decided", payload=webhook_payloads.loop(loop))
     return loop
 
 
@@ -430,7 +487,8 @@ def _check_feedback_for(decision: str, loop: Loop) -> None:
     if unstaffed:
         raise ApplicationError(
             f"A hire needs every interview held and scored; no interviewer yet on "
-            f"{', '.join(unstaffed)}."
+            f"{', '.join(unstaffed)}.",
+            code="hire_waits_for_interviews",
         )
     seats = (
         visibility.seats_holding_up_hire(loop)
@@ -443,7 +501,8 @@ def _check_feedback_for(decision: str, loop: Loop) -> None:
     ]
     if waiting:
         raise ApplicationError(
-            f"A hire needs every interviewer's scorecard; still waiting for {', '.join(waiting)}."
+            f"A hire needs every interviewer's scorecard; still waiting for {', '.join(waiting)}.",
+            code="hire_waits_for_scorecards",
         )
 
 

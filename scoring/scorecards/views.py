@@ -58,6 +58,7 @@ def _card_page(request: HttpRequest, card: Scorecard, *, amending: bool = False)
             "recommendations": Scorecard.Recommendation.choices,
             "amending": amending,
             "closed": card.interview.loop.status == Loop.Status.DECIDED,
+            "version": selectors.scorecard_version(card),
         },
     )
 
@@ -78,16 +79,18 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
             card = selectors.own_scorecard_get(user=request.user, pk=card.pk)
             if not card.is_submitted:
                 recommendation, summary, ratings = _posted(request, card)
-                services.scorecard_save_draft(
+                card = services.scorecard_save_draft(
                     scorecard=card,
                     by=signed_in(request),
                     recommendation=recommendation,
                     summary=summary,
                     ratings=ratings,
+                    # Absent from forms rendered before versions existed: no check then.
+                    version=request.POST.get("version"),
                 )
     except ApplicationError as exc:
         if autosave:
-            return JsonResponse({"error": exc.message}, status=exc.status_code)
+            return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.status_code)
         messages.error(request, exc.message)
         card = selectors.scorecard_for_page(user=signed_in(request), interview=interview)
         return _card_page(request, card)
@@ -97,7 +100,12 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "This scorecard is already submitted: nothing was changed.")
         return _card_page(request, card)
     if autosave:
-        return JsonResponse({"saved_at": timezone.localtime().strftime("%H:%M:%S")})
+        return JsonResponse(
+            {
+                "saved_at": timezone.localtime().strftime("%H:%M:%S"),
+                "version": selectors.scorecard_version(card),
+            }
+        )
     if request.POST.get("action") == "submit":
         try:
             services.scorecard_submit(scorecard=card, by=signed_in(request))

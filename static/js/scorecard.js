@@ -13,6 +13,28 @@
   // How long a submit waits for an autosave already on the wire before giving up on it.
   const FINISH_MS = 10000;
 
+  // The draft's version as this page last saved or loaded it: the server refuses a
+  // save over a newer one (another tab or device), and this page then stops saving.
+  const version = form.querySelector('input[name="version"]');
+  let changedElsewhere = false;
+  function stale() {
+    changedElsewhere = true;
+    const notice = document.createElement("p");
+    notice.className = "notice";
+    notice.id = "changed-elsewhere";
+    notice.setAttribute("role", "alert");
+    notice.textContent =
+      "This draft was changed in another tab or on another device. Your edits here " +
+      "since then are not saved. Reload the page to see the latest version.";
+    const reload = document.createElement("button");
+    reload.type = "button";
+    reload.className = "button";
+    reload.textContent = "Reload";
+    reload.addEventListener("click", () => window.location.reload());
+    notice.append(" ", reload);
+    if (!document.getElementById("changed-elsewhere")) form.prepend(notice);
+  }
+
   let owed = 0; // saves asked for and not yet answered
   // data-saved is "1" only when every edit so far has been saved: no save waiting on
   // its timer, in the queue or on the wire (tests and the pagehide handler rely on it).
@@ -40,6 +62,8 @@
         .then(({ ok, data }) => {
           status.textContent = ok ? `Draft saved at ${data.saved_at}` : `Not saved: ${data.error}`;
           status.classList.toggle("error-text", !ok);
+          if (ok) version.value = data.version;
+          if (data.code === "scorecard_changed_elsewhere") stale();
           settle(ok);
           if (ok && badge) {
             // The first save starts the draft: "Not started" no longer holds.
@@ -62,6 +86,10 @@
 
   function schedule(delay) {
     if (leaving) return;
+    if (changedElsewhere) {
+      status.textContent = "Not saved: this draft was changed elsewhere. Reload to continue.";
+      return;
+    }
     form.dataset.saved = "0";
     status.textContent = "Saving…";
     clearTimeout(timer);

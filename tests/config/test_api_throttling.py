@@ -87,8 +87,8 @@ def test_the_schema_documents_429_and_503_with_retry_after() -> None:
         for code in ("429", "503"):
             response = operation["responses"][code]
             assert "Retry-After" in response["headers"], operation["operationId"]
-            assert response["content"]["application/json"]["schema"] == {
-                "$ref": "#/components/schemas/Error"
+            assert response["content"]["application/problem+json"]["schema"] == {
+                "$ref": "#/components/schemas/Problem"
             }
 
 

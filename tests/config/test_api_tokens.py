@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from config.token_auth import token_issue
 from tests.conftest import at_once, need
+from tests.problems import detail, field_errors, not_signed_in
 
 
 def token_client(key: str) -> APIClient:
@@ -30,6 +31,16 @@ def obtain(username: str, password: str = "pw") -> str:
     return response.json()["token"]
 
 
+INVALID_TOKEN = "Invalid token."
+BAD_CREDENTIALS = {"non_field_errors": ["Unable to log in with provided credentials."]}
+
+
+def unknown_token(response: Any) -> None:
+    """Assert the 401 for a token that matches no row, with the API's challenge."""
+    assert detail(response, 401, "authentication_failed") == INVALID_TOKEN
+    assert response["WWW-Authenticate"] == 'Bearer realm="api", Token realm="api"'
+
+
 def test_rotating_gives_a_new_token_and_the_old_one_stops_working(interviewer):
     old = obtain("ines")
 
@@ -39,7 +50,7 @@ def test_rotating_gives_a_new_token_and_the_old_one_stops_working(interviewer):
     new = response.json()["token"]
     assert new != old
     assert token_client(new).get("/api/v1/levels/").status_code == 200
-    assert token_client(old).get("/api/v1/levels/").status_code == 403
+    unknown_token(token_client(old).get("/api/v1/levels/"))
     assert list(Token.objects.values_list("key", flat=True)) == [new]
 
 
@@ -50,22 +61,21 @@ def test_revoking_deletes_the_token(interviewer):
 
     assert response.status_code == 204
     assert not Token.objects.exists()
-    assert token_client(key).get("/api/v1/levels/").json() == {"detail": "Invalid token."}
+    unknown_token(token_client(key).get("/api/v1/levels/"))
 
 
 def test_anonymous_callers_can_neither_rotate_nor_revoke(interviewer):
     key = obtain("ines")
 
-    assert APIClient().post("/api/v1/auth/token/rotate/").status_code == 403
-    assert APIClient().delete("/api/v1/auth/token/").status_code == 403
+    not_signed_in(APIClient().post("/api/v1/auth/token/rotate/"))
+    not_signed_in(APIClient().delete("/api/v1/auth/token/"))
     assert list(Token.objects.values_list("key", flat=True)) == [key]
 
 
 def test_a_wrong_password_gets_no_token(interviewer):
     response = APIClient().post("/api/v1/auth/token/", {"username": "ines", "password": "no"})
 
-    assert response.status_code == 400
-    assert response.json() == {"non_field_errors": ["Unable to log in with provided credentials."]}
+    assert field_errors(response) == BAD_CREDENTIALS
     assert not Token.objects.exists()
 
 
@@ -84,14 +94,16 @@ def test_a_stale_token_does_not_stop_signing_in(interviewer):
 
 # --- expiry (API_TOKEN_TTL_DAYS) --------------------------------------------------------
 
-EXPIRED = {
-    "detail": "This API token has expired; POST your username and password to "
-    "/api/v1/auth/token/ for a new one."
-}
-REVOKED = {
-    "detail": "This API token was revoked because the password changed; POST your username "
-    "and password to /api/v1/auth/token/ for a new one."
-}
+EXPIRED = (
+    "token_expired",
+    "This API token has expired; POST your username and password to "
+    "/api/v1/auth/token/ for a new one.",
+)
+REVOKED = (
+    "token_revoked",
+    "This API token was revoked because the password changed; POST your username "
+    "and password to /api/v1/auth/token/ for a new one.",
+)
 NEW_PASSWORD = "a-much-longer-passphrase-42"
 
 
@@ -99,8 +111,9 @@ def issued_ago(key: str, age: timedelta) -> None:
     Token.objects.filter(key=key).update(created=timezone.now() - age)
 
 
-def assert_refused(response: Any, body: dict[str, str], reason: str) -> None:
-    assert (response.status_code, response.json()) == (401, body)
+def assert_refused(response: Any, refusal: tuple[str, str], reason: str) -> None:
+    code, message = refusal
+    assert detail(response, 401, code) == message
     assert response.headers["WWW-Authenticate"] == (
         f'Token error="invalid_token", error_description="{reason}"'
     )
@@ -115,7 +128,7 @@ def test_a_token_past_its_30_days_answers_401_with_a_challenge_and_is_deleted(in
     assert_refused(response, EXPIRED, "This API token has expired")
     assert not Token.objects.exists()
     # Deleted, so from now on it is an unknown token like any other.
-    assert token_client(key).get("/api/v1/levels/").json() == {"detail": "Invalid token."}
+    unknown_token(token_client(key).get("/api/v1/levels/"))
 
 
 def test_a_token_inside_its_30_days_still_signs_in(interviewer):
@@ -227,9 +240,8 @@ def test_after_a_password_change_signing_in_with_the_new_password_gives_a_workin
     old = obtain("ines")
     change_by_service(interviewer)
 
-    assert APIClient().post(
-        "/api/v1/auth/token/", {"username": "ines", "password": "pw"}
-    ).json() == {"non_field_errors": ["Unable to log in with provided credentials."]}
+    refused = APIClient().post("/api/v1/auth/token/", {"username": "ines", "password": "pw"})
+    assert field_errors(refused) == BAD_CREDENTIALS
     new = obtain("ines", NEW_PASSWORD)
 
     assert new != old
@@ -252,7 +264,11 @@ def test_one_users_password_change_leaves_other_users_tokens_alone(interviewer, 
     change_by_service(other_interviewer)
 
     assert token_client(mine).get("/api/v1/levels/").status_code == 200
-    assert token_client(theirs).get("/api/v1/levels/").status_code == 401
+    assert_refused(
+        token_client(theirs).get("/api/v1/levels/"),
+        REVOKED,
+        "This API token was revoked because the password changed",
+    )
 
 
 def test_tokens_survive_a_secret_key_rotation_while_the_old_key_is_a_fallback(
@@ -266,7 +282,11 @@ def test_tokens_survive_a_secret_key_rotation_while_the_old_key_is_a_fallback(
     assert token_client(key).get("/api/v1/levels/").status_code == 200
 
     settings.SECRET_KEY_FALLBACKS = []
-    assert token_client(key).get("/api/v1/levels/").status_code == 401
+    assert_refused(
+        token_client(key).get("/api/v1/levels/"),
+        REVOKED,
+        "This API token was revoked because the password changed",
+    )
 
 
 def test_a_token_made_outside_the_sign_in_expires_but_is_not_tied_to_the_password(interviewer):
@@ -287,6 +307,12 @@ def sign_in(body: dict[str, Any], format: str = "json") -> Any:
     return APIClient().post("/api/v1/auth/token/", body, format=format)
 
 
+MULTIPART_REFUSED = (
+    'Unsupported media type "multipart/form-data; boundary=BoUnDaRyStRiNg; charset=utf-8" '
+    "in request."
+)
+
+
 def test_signing_in_again_returns_the_current_token(interviewer):
     first = sign_in({"username": "ines", "password": "pw"})
     second = sign_in({"username": "ines", "password": "pw", "fresh": False})
@@ -294,11 +320,11 @@ def test_signing_in_again_returns_the_current_token(interviewer):
     assert first.json() == second.json() == {"token": Token.objects.get().key}
 
 
-@pytest.mark.parametrize(("fresh", "format"), [(True, "json"), ("true", "multipart")])
-def test_asking_for_a_fresh_token_replaces_the_current_one(interviewer, fresh, format):
+@pytest.mark.parametrize("fresh", [True, "true"])
+def test_asking_for_a_fresh_token_replaces_the_current_one(interviewer, fresh):
     old = obtain("ines")
 
-    response = sign_in({"username": "ines", "password": "pw", "fresh": fresh}, format)
+    response = sign_in({"username": "ines", "password": "pw", "fresh": fresh})
 
     assert response.status_code == 200
     new = response.json()["token"]
@@ -306,7 +332,17 @@ def test_asking_for_a_fresh_token_replaces_the_current_one(interviewer, fresh, f
     assert new != old
     assert list(Token.objects.values_list("key", flat=True)) == [new]
     assert token_client(new).get("/api/v1/levels/").status_code == 200
-    assert token_client(old).get("/api/v1/levels/").json() == {"detail": "Invalid token."}
+    unknown_token(token_client(old).get("/api/v1/levels/"))
+
+
+def test_a_sign_in_sent_as_a_form_is_refused_and_keeps_the_current_token(interviewer):
+    # JSON bodies only: a multipart sign-in gets 415, not a token.
+    key = obtain("ines")
+
+    response = sign_in({"username": "ines", "password": "pw", "fresh": "true"}, "multipart")
+
+    assert detail(response, 415, "unsupported_media_type") == MULTIPART_REFUSED
+    assert list(Token.objects.values_list("key", flat=True)) == [key]
 
 
 def test_a_fresh_request_with_a_wrong_password_keeps_the_current_token(interviewer):
@@ -314,10 +350,7 @@ def test_a_fresh_request_with_a_wrong_password_keeps_the_current_token(interview
 
     response = sign_in({"username": "ines", "password": "no", "fresh": True})
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"non_field_errors": ["Unable to log in with provided credentials."]},
-    )
+    assert field_errors(response) == BAD_CREDENTIALS
     assert list(Token.objects.values_list("key", flat=True)) == [key]
 
 
@@ -326,7 +359,7 @@ def test_a_fresh_that_is_not_a_boolean_is_refused_and_keeps_the_current_token(in
 
     response = sign_in({"username": "ines", "password": "pw", "fresh": "maybe"})
 
-    assert (response.status_code, response.json()) == (400, {"fresh": ["Must be a valid boolean."]})
+    assert field_errors(response) == {"fresh": ["Must be a valid boolean."]}
     assert list(Token.objects.values_list("key", flat=True)) == [key]
 
 

@@ -14,12 +14,14 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.problems import detail
+
 WRONG = {"username": "ines", "password": "wrong"}
 RIGHT = {"username": "ines", "password": "pw"}
-LOCKED = {
-    "detail": "Too many failed sign-ins for this account from your address; it is locked for "
+LOCKED = (
+    "Too many failed sign-ins for this account from your address; it is locked for "
     "60 minutes. Try again later or ask an admin to unlock it."
-}
+)
 
 
 @pytest.fixture(autouse=True)
@@ -107,7 +109,7 @@ def test_the_token_endpoint_counts_toward_the_same_lockout_and_says_so(interview
         "/api/v1/auth/token/", RIGHT, format="json", HTTP_X_FORWARDED_FOR="10.0.0.99"
     )
 
-    assert (response.status_code, response.json()) == (429, LOCKED)
+    assert detail(response, 429, "locked_out") == LOCKED
     assert response.headers["Retry-After"] == "3600"
     assert not Token.objects.exists()
 
@@ -146,6 +148,6 @@ def test_behind_one_proxy_the_token_endpoint_locks_the_rightmost_address_only(
         "/api/v1/auth/token/", RIGHT, format="json", HTTP_X_FORWARDED_FOR="203.0.113.7, 203.0.113.8"
     )
 
-    assert (locked.status_code, locked.json()) == (429, LOCKED)
+    assert detail(locked, 429, "locked_out") == LOCKED
     assert elsewhere.status_code == 200
     assert elsewhere.json() == {"token": Token.objects.get(user=interviewer).key}

@@ -1,6 +1,7 @@
 """The OpenAPI schema documents each operation's errors with the bodies they really have.
 
-tests/fuzz/test_schemathesis.py holds the API to this schema; these tests pin the rules.
+tests/fuzz/test_schemathesis.py holds the API to this schema, and
+tests/config/test_generated_client.py generates a client from it; these tests pin the rules.
 """
 
 from functools import cache
@@ -9,8 +10,13 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-ERROR = {"$ref": "#/components/schemas/Error"}
-VALIDATION_ERROR = {"$ref": "#/components/schemas/ValidationError"}
+from config.openapi import OPTIONAL
+from config.openapi_docs import SUMMARIES
+from config.problems import PROBLEM_JSON
+
+PROBLEM = {"$ref": "#/components/schemas/Problem"}
+VALIDATION_PROBLEM = {"$ref": "#/components/schemas/ValidationProblem"}
+CHALLENGE = 'Bearer realm="api", Token realm="api"'
 
 
 @cache
@@ -24,8 +30,9 @@ def operation(path: str, method: str) -> dict[str, Any]:
     return schema()["paths"][path][method]
 
 
-def body_schema(response: dict[str, Any]) -> dict[str, Any]:
-    return response["content"]["application/json"]["schema"]
+def body_schema(response: dict[str, Any], media: str = PROBLEM_JSON) -> dict[str, Any]:
+    assert list(response["content"]) == [media]
+    return response["content"][media]["schema"]
 
 
 def operations() -> list[tuple[str, str, dict[str, Any]]]:
@@ -36,49 +43,130 @@ def operations() -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
+def test_paths_sit_under_the_server_and_ids_are_integers() -> None:
+    assert schema()["servers"] == [{"url": "/api/v1", "description": "This server"}]
+    for path, method, op in operations():
+        assert not path.startswith("/api/"), path
+        for parameter in op.get("parameters", []):
+            if parameter["in"] == "path":
+                assert parameter["schema"] == {"type": "integer"}, (path, method, parameter)
+
+
+def test_operations_have_readable_ids_tags_per_resource_a_summary_and_an_example() -> None:
+    ids = [op["operationId"] for _, _, op in operations()]
+    assert sorted(ids) == sorted(SUMMARIES)
+    for path, method, op in operations():
+        assert op["tags"] == [path.split("/")[1]], (path, method)
+        assert op["summary"] == SUMMARIES[op["operationId"]]
+        for code, response in op["responses"].items():
+            for body in response.get("content", {}).values():
+                if code.startswith("2"):
+                    assert "example" in body or body.get("examples"), (path, method, code)
+    assert (
+        operation("/scorecards/{id}/submit/", "post")["operationId"] == "scorecards_submit_create"
+    )
+
+
+def test_request_bodies_are_json_only() -> None:
+    for path, method, op in operations():
+        if "requestBody" in op:
+            assert list(op["requestBody"]["content"]) == ["application/json"], (path, method)
+
+
 def test_obtaining_a_token_needs_no_credentials() -> None:
-    op = operation("/api/v1/auth/token/", "post")
+    op = operation("/auth/token/", "post")
 
     assert "security" not in op and "security" not in schema()
-    assert sorted(op["responses"]) == ["200", "400", "429", "503"]
+    assert sorted(op["responses"]) == ["200", "400", "413", "415", "429", "503"]
+
+
+def test_both_token_schemes_are_offered_as_alternatives() -> None:
+    schemes = schema()["components"]["securitySchemes"]
+    assert schemes["bearerAuth"]["type"] == "http" and schemes["bearerAuth"]["scheme"] == "bearer"
+    assert (schemes["tokenAuth"]["type"], schemes["tokenAuth"]["name"]) == (
+        "apiKey",
+        "Authorization",
+    )
+    assert operation("/roles/", "get")["security"] == [
+        {"bearerAuth": []},
+        {"tokenAuth": []},
+        {"cookieAuth": []},
+    ]
 
 
 @pytest.mark.django_db
-def test_every_other_operation_needs_credentials_and_documents_the_403() -> None:
+def test_every_other_operation_needs_credentials_and_documents_the_401_and_403() -> None:
     for path, method, op in operations():
-        if (path, method) == ("/api/v1/auth/token/", "post"):
+        if (path, method) == ("/auth/token/", "post"):
             continue
         assert op["security"], (path, method)
-        assert body_schema(op["responses"]["403"]) == ERROR, (path, method)
+        unauthorized = op["responses"]["401"]
+        assert body_schema(unauthorized) == PROBLEM, (path, method)
+        assert unauthorized["headers"]["WWW-Authenticate"]["schema"]["example"] == CHALLENGE
+        assert body_schema(op["responses"]["403"]) == PROBLEM, (path, method)
 
 
 def test_every_error_has_the_handlers_body() -> None:
+    seen = 0
     for path, method, op in operations():
         for code, response in op["responses"].items():
-            if code.startswith("4"):
-                expected = VALIDATION_ERROR if code == "400" else ERROR
+            if code[0] in "45":
+                seen += 1
+                expected = VALIDATION_PROBLEM if code == "400" else PROBLEM
                 assert body_schema(response) == expected, (path, method, code)
+    assert seen > 300
+
+
+def test_the_problem_schemas_are_typed() -> None:
+    components = schema()["components"]["schemas"]
+    assert "ValidationError" not in components and "Error" not in components
+    problem = components["Problem"]
+    assert problem["required"] == ["type", "title", "status", "detail", "code"]
+    assert {name: prop["type"] for name, prop in problem["properties"].items()} == {
+        "type": "string",
+        "title": "string",
+        "status": "integer",
+        "detail": "string",
+        "code": "string",
+        "instance": "string",
+    }
+    errors = components["ValidationProblem"]["allOf"][1]["properties"]["errors"]
+    item = errors["additionalProperties"]["items"]
+    assert item["required"] == ["code", "detail"]
+    assert {prop["type"] for prop in item["properties"].values()} == {"string"}
+
+
+def test_response_members_are_required_because_they_are_always_sent() -> None:
+    components = schema()["components"]["schemas"]
+    for name, component in components.items():
+        if name.endswith("Request") or "properties" not in component:
+            continue
+        always = [key for key in component["properties"] if (name, key) not in OPTIONAL]
+        assert component.get("required", []) == always, name
+    assert "instance" not in components["Problem"]["required"]
 
 
 def test_ids_in_the_path_and_pages_document_the_404() -> None:
-    assert "404" in operation("/api/v1/loops/{id}/debrief/", "get")["responses"]
-    assert "404" in operation("/api/v1/roles/", "get")["responses"]  # a page past the end
-    assert "404" not in operation("/api/v1/levels/", "get")["responses"]  # not paginated
+    assert "404" in operation("/loops/{id}/debrief/", "get")["responses"]
+    assert "404" in operation("/roles/", "get")["responses"]  # a page past the end
+    assert "404" in operation("/levels/", "get")["responses"]  # every list is paginated
+    assert "404" not in operation("/auth/token/rotate/", "post")["responses"]  # no id, no page
 
 
 def test_bodies_and_filters_document_the_400() -> None:
-    assert "400" in operation("/api/v1/roles/", "post")["responses"]
-    assert "400" in operation("/api/v1/scorecards/", "get")["responses"]  # filters
-    assert "400" not in operation("/api/v1/roles/", "get")["responses"]  # only a page
-    assert "400" not in operation("/api/v1/candidates/{id}/erase/", "post")["responses"]
+    assert {"400", "413", "415"} <= set(operation("/roles/", "post")["responses"])
+    assert "400" in operation("/scorecards/", "get")["responses"]  # filters
+    assert "400" not in operation("/roles/", "get")["responses"]  # only a page
+    assert "400" not in operation("/candidates/{id}/erase/", "post")["responses"]
 
 
 def test_conflicts_are_documented_where_a_service_raises_them() -> None:
     conflicts = {(path, method) for path, method, op in operations() if "409" in op["responses"]}
 
     assert conflicts == {
-        ("/api/v1/scorecards/{id}/", "put"),
-        ("/api/v1/scorecards/{id}/submit/", "post"),
-        ("/api/v1/loops/{id}/decision/", "post"),
-        ("/api/v1/candidates/{id}/erase/", "post"),
+        ("/scorecards/{id}/", "put"),
+        ("/scorecards/{id}/submit/", "post"),
+        ("/loops/{id}/decision/", "post"),
+        ("/candidates/{id}/erase/", "post"),
+        ("/webhooks/deliveries/{id}/replay/", "post"),
     }

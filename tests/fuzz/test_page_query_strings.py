@@ -51,9 +51,9 @@ EXAMPLES_WITHOUT_PARAMS = 8 if DEEP else 1
 
 ID, NAME, CHOICE, TEXT, NUMBER = "id", "name", "choice", "text", "number"
 # DRF reads ?format= on every API view (URL_FORMAT_OVERRIDE; see `params_of`) and ?page=
-# on paginated lists.
+# and ?page_size= on paginated lists (every list: core/pagination.py).
 API: dict[str, str] = {"format": CHOICE}
-LIST: dict[str, str] = {"page": NUMBER}
+LIST: dict[str, str] = {"page": NUMBER, "page_size": NUMBER}
 # The bank's filters: the same on the page and in the API.
 BANK = {"role": ID, "level": NAME, "competency": NAME, "status": CHOICE, "q": TEXT}
 # URL name -> the query parameters its view reads, and their kind.
@@ -68,12 +68,16 @@ PARAMS: dict[str, dict[str, str]] = {
     "core:audit-log": {"action": TEXT, "format": CHOICE, "page": NUMBER},
     "role-list": LIST,
     "question-list": {**LIST, **BANK},
-    "loop-template-list": {"role": ID, "level": ID},
+    "level-list": LIST,
+    "competency-list": LIST,
+    "loop-template-list": {**LIST, "role": ID, "level": ID},
     "candidate-list": LIST,
     "loop-list": {**LIST, "status": CHOICE, "candidate": ID},
     "interview-list": {**LIST, "loop": ID},
     "interview-alternatives": {"item": ID},
     "scorecard-list": {**LIST, "interview": ID, "status": CHOICE},
+    "webhook-list": LIST,
+    "webhook-deliveries": LIST,
     "calibration-latest": {"role": NAME, "level": NAME},
     "calibration-history": {"role": NAME, "level": NAME},
     "schema": {"lang": CHOICE, "version": TEXT},

@@ -83,7 +83,7 @@ CHECKS = [
 SAFE_CHECKS = [*CHECKS, positive_data_acceptance]
 # ...but for the bank's filters, whose 400 for an unknown role, level or competency
 # tells a caller of a typo (the bank hides nothing from anyone signed in).
-NAMES_MUST_EXIST = {"GET /api/v1/questions/", "GET /api/v1/loop-templates/"}
+NAMES_MUST_EXIST = {"GET /questions/", "GET /loop-templates/"}
 
 
 class _Undo(Exception):
@@ -109,7 +109,7 @@ def in_process_requests() -> Iterator[None]:
 # The first segments of the API's paths with an id, each the name of its dictionary.
 RESOURCES = (
     "roles", "levels", "competencies", "questions", "loop-templates",
-    "candidates", "loops", "interviews", "scorecards", "calibration",
+    "candidates", "loops", "interviews", "scorecards", "calibration", "webhooks",
 )  # fmt: skip
 # Query and body fields that name an object, and the dictionary they draw from. A path
 # id draws from the dictionary named by the path's first segment (`/loops/{id}/...`).
@@ -157,7 +157,7 @@ def config(found: dict[str, list[Any]], *, anonymous: bool) -> schemathesis.Conf
 
     by_path = [
         {
-            "include-path-regex": f"^/api/v1/{segment}/",
+            "include-path-regex": f"^/{segment}/",
             "parameters": {
                 "path.id": bind(segment, 0.8),
                 **{key: bind(name) for key, name in BY_ID.get(segment, {}).items()},

@@ -15,6 +15,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from core.webhooks import services as webhook_services
+from core.webhooks.models import EventType, WebhookDelivery, WebhookSubscription
 from interviews import selectors as interview_selectors
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from kit.models import Competency, FollowUp, Level, LoopTemplate, Question, Role, RubricItem
@@ -28,7 +30,12 @@ Request = tuple[str, dict[str, Any]]  # (operation label, the case's parts)
 
 
 def build_world() -> None:
+    # Two webhooks hear the demo's events (nothing is sent: the test's transaction never
+    # commits); the second is then paused, so a replay of its deliveries is refused.
+    for url in ("https://ats.example.com/hooks", "https://ats.example.com/paused"):
+        webhook_services.webhook_subscription_create(url=url, event_types=EventType.values, by=None)
     call_command("seed_demo", stdout=io.StringIO())
+    WebhookSubscription.objects.filter(url__endswith="/paused").update(active=False)
     lead = User.objects.get(username="demo-lead")
     calibration_services.calibration_run_now(
         role=Role.objects.get(name="AI Infrastructure Engineer"), by=lead
@@ -91,6 +98,7 @@ def dictionaries() -> dict[str, list[Any]]:
         "items": ids(InterviewQuestion),
         "rubric": ids(RubricItem),
         "follow-ups": ids(FollowUp),
+        "webhooks": ids(WebhookSubscription),
         "role-names": values(Role, "name"),
         "level-names": values(Level, "name"),
         "slugs": values(Competency, "slug"),
@@ -173,31 +181,53 @@ def well_formed() -> list[Request]:
     assert debrief is not None and decided is not None
     competency = Competency.objects.order_by("pk").first()
     assert competency is not None
+    webhook = WebhookSubscription.objects.get(active=True)
+    replayable = WebhookDelivery.objects.filter(subscription=webhook).order_by("pk").first()
+    paused = WebhookDelivery.objects.filter(subscription__active=False).order_by("pk").first()
+    assert replayable is not None and paused is not None
 
     return [
-        ("POST /api/v1/auth/token/", {"body": {"username": "demo-lead", "password": "demo"}}),
+        ("POST /auth/token/", {"body": {"username": "demo-lead", "password": "demo"}}),
+        # webhooks: subscribe, a bad target, the log, replays (the second one's paused)
+        (
+            "POST /webhooks/",
+            {"body": {"url": "https://ats.example.com/new", "event_types": ["loop.decided"]}},
+        ),
+        (
+            "PATCH /webhooks/{id}/",
+            {"path_parameters": _path(webhook.pk), "body": {"url": "ftp://ats.example.com/"}},
+        ),
+        ("GET /webhooks/{id}/deliveries/", {"path_parameters": _path(webhook.pk)}),
+        (
+            "POST /webhooks/deliveries/{id}/replay/",
+            {"path_parameters": _path(replayable.pk, text=False)},
+        ),
+        (
+            "POST /webhooks/deliveries/{id}/replay/",
+            {"path_parameters": _path(paused.pk, text=False)},
+        ),
         # scorecards: save a draft, submit one, amend a submitted one
         (
-            "PUT /api/v1/scorecards/{id}/",
+            "PUT /scorecards/{id}/",
             {
                 "path_parameters": _path(empty.pk),
                 "body": _card_body(empty, ratings=[{"item": first_item.pk, "rating": 3}]),
             },
         ),
         (
-            "PUT /api/v1/scorecards/{id}/",
+            "PUT /scorecards/{id}/",
             {
                 "path_parameters": _path(empty.pk),
                 "body": _card_body(empty, ratings=[{"item": 0, "rating": 3}]),
             },
         ),
-        ("PUT /api/v1/scorecards/{id}/", {"path_parameters": _path(submitted.pk), "body": {}}),
-        ("POST /api/v1/scorecards/{id}/submit/", {"path_parameters": _path(empty.pk)}),
-        ("POST /api/v1/scorecards/{id}/submit/", {"path_parameters": _path(ready.pk)}),
-        ("POST /api/v1/scorecards/{id}/submit/", {"path_parameters": _path(submitted.pk)}),
-        ("GET /api/v1/scorecards/", {"query": {"interview": "first"}}),
+        ("PUT /scorecards/{id}/", {"path_parameters": _path(submitted.pk), "body": {}}),
+        ("POST /scorecards/{id}/submit/", {"path_parameters": _path(empty.pk)}),
+        ("POST /scorecards/{id}/submit/", {"path_parameters": _path(ready.pk)}),
+        ("POST /scorecards/{id}/submit/", {"path_parameters": _path(submitted.pk)}),
+        ("GET /scorecards/", {"query": {"interview": "first"}}),
         (
-            "POST /api/v1/scorecards/{id}/amend/",
+            "POST /scorecards/{id}/amend/",
             {
                 "path_parameters": _path(submitted.pk),
                 "body": _card_body(
@@ -208,26 +238,26 @@ def well_formed() -> list[Request]:
             },
         ),
         (
-            "POST /api/v1/scorecards/{id}/amend/",
+            "POST /scorecards/{id}/amend/",
             {"path_parameters": _path(submitted.pk), "body": _card_body(submitted, reason="")},
         ),
         # the loop's decision
         (
-            "POST /api/v1/loops/{id}/decision/",
+            "POST /loops/{id}/decision/",
             {
                 "path_parameters": _path(debrief.pk, text=False),
                 "body": {"decision": "hire", "rationale": "Strong signal from every interview."},
             },
         ),
         (
-            "POST /api/v1/loops/{id}/decision/",
+            "POST /loops/{id}/decision/",
             {
                 "path_parameters": _path(debrief.pk, text=False),
                 "body": {"decision": "hire", "rationale": ""},
             },
         ),
         (
-            "POST /api/v1/loops/{id}/decision/",
+            "POST /loops/{id}/decision/",
             {
                 "path_parameters": _path(decided.pk, text=False),
                 "body": {"decision": "no_hire", "rationale": "Second thoughts."},
@@ -235,30 +265,30 @@ def well_formed() -> list[Request]:
         ),
         # an upcoming interview: its panel, its questions' order, a swap
         (
-            "PUT /api/v1/interviews/{id}/",
+            "PUT /interviews/{id}/",
             {
                 "path_parameters": _path(upcoming.pk),
                 "body": {"interviewers": panel, "scheduled_start": None, "scheduled_end": None},
             },
         ),
         (
-            "PUT /api/v1/interviews/{id}/",
+            "PUT /interviews/{id}/",
             {"path_parameters": _path(upcoming.pk), "body": {"interviewers": []}},
         ),
-        ("GET /api/v1/interviews/", {"query": {"loop": "first"}}),
+        ("GET /interviews/", {"query": {"loop": "first"}}),
         (
-            "GET /api/v1/interviews/{id}/alternatives/",
+            "GET /interviews/{id}/alternatives/",
             {"path_parameters": _path(upcoming.pk), "query": {"item": "first"}},
         ),
         (
-            "POST /api/v1/interviews/{id}/reorder/",
+            "POST /interviews/{id}/reorder/",
             {
                 "path_parameters": _path(upcoming.pk),
                 "body": {"order": [item.pk for item in reversed(items)]},
             },
         ),
         (
-            "POST /api/v1/interviews/{id}/swap/",
+            "POST /interviews/{id}/swap/",
             {
                 "path_parameters": _path(upcoming.pk),
                 "body": {"item": swappable[0].pk, "question": swappable[1]},
@@ -266,24 +296,24 @@ def well_formed() -> list[Request]:
         ),
         # the bank: a template saved as it is, or moved to another level (refused)
         (
-            "PUT /api/v1/loop-templates/{id}/",
+            "PUT /loop-templates/{id}/",
             {"path_parameters": _path(template.pk), "body": template_body},
         ),
         (
-            "PUT /api/v1/loop-templates/{id}/",
+            "PUT /loop-templates/{id}/",
             {
                 "path_parameters": _path(template.pk),
                 "body": {**template_body, "level": other_level.name},
             },
         ),
         (
-            "PATCH /api/v1/competencies/{id}/",
+            "PATCH /competencies/{id}/",
             {"path_parameters": _path(competency.pk), "body": {"slug": "not a slug"}},
         ),
         # names are one line: the schema's pattern keeps generated names valid, so the
         # refusal is sent as it is
         (
-            "PATCH /api/v1/roles/{id}/",
+            "PATCH /roles/{id}/",
             {"path_parameters": _path(template.role_id), "body": {"name": "AI\nInfrastructure"}},
         ),
     ]

@@ -5,6 +5,7 @@ import pytest
 from interviews.models import Candidate
 from tests.conftest import client_for
 from tests.interviews.helpers import EMAIL, PHONE, iso, snapshot
+from tests.problems import detail, field_errors, problem
 
 
 def candidate_json(candidate: Candidate) -> dict:
@@ -44,8 +45,7 @@ def test_a_recruiter_adds_a_candidate(recruiter):
 )
 def test_it_rejects_a_bad_candidate_and_writes_nothing(recruiter, payload, field):
     response = client_for(recruiter).post("/api/v1/candidates/", payload, format="json")
-    assert response.status_code == 400
-    assert list(response.json()) == [field]
+    assert list(field_errors(response)) == [field]
     assert not Candidate.objects.exists()
 
 
@@ -87,8 +87,7 @@ def test_an_edit_with_a_bad_email_changes_nothing(recruiter, world):
     response = client_for(recruiter).patch(
         f"/api/v1/candidates/{world.candidate.pk}/", {"email": "nope"}, format="json"
     )
-    assert response.status_code == 400
-    assert list(response.json()) == ["email"]
+    assert list(field_errors(response)) == ["email"]
     assert snapshot() == before
 
 
@@ -96,25 +95,24 @@ def test_candidates_cannot_be_deleted_or_replaced(recruiter, world):
     api = client_for(recruiter)
     before = snapshot()
     url = f"/api/v1/candidates/{world.candidate.pk}/"
-    assert api.delete(url).status_code == 405
-    assert api.put(url, {"name": "X"}, format="json").status_code == 405
+    problem(api.delete(url), 405, "method_not_allowed")
+    problem(api.put(url, {"name": "X"}, format="json"), 405, "method_not_allowed")
     assert snapshot() == before
 
 
 def test_an_interviewer_may_not_list_candidates(interviewer, world):
     response = client_for(interviewer).get("/api/v1/candidates/")
-    assert response.status_code == 403
-    assert response.json() == {"detail": "Only recruiters see candidates."}
+    assert detail(response, 403, "permission_denied") == "Only recruiters see candidates."
 
 
 def test_an_interviewer_gets_404_for_a_candidate(interviewer, panels, world):
     response = client_for(interviewer).get(f"/api/v1/candidates/{world.candidate.pk}/")
-    assert response.status_code == 404
+    problem(response, 404, "not_found")
     assert EMAIL not in response.content.decode()
 
 
 def test_an_interviewer_may_not_add_a_candidate(interviewer, lead):
     for user in (interviewer, lead):
         response = client_for(user).post("/api/v1/candidates/", {"name": "X"}, format="json")
-        assert response.status_code == 403
+        problem(response, 403, "permission_denied")
     assert not Candidate.objects.exists()

@@ -5,6 +5,7 @@ import pytest
 from kit.models import LoopSlot, LoopTemplate
 from tests.conftest import client_for
 from tests.interviews.helpers import snapshot
+from tests.problems import detail, field_errors, problem
 
 URL = "/api/v1/loop-templates/"
 
@@ -53,8 +54,13 @@ def test_everyone_signed_in_lists_and_reads_templates(world, persona, request):
     api = client_for(request.getfixturevalue(persona))
     listed = api.get(URL)
     assert listed.status_code == 200
-    assert listed.json() == [template_json(world.template)]
-    assert listed.json()[0]["slots"][1] == {
+    assert listed.json() == {
+        "count": 1,
+        "next": None,
+        "previous": None,
+        "results": [template_json(world.template)],
+    }
+    assert listed.json()["results"][0]["slots"][1] == {
         "id": world.template.slots.get(order=2).pk,
         "order": 2,
         "title": "Training",
@@ -113,8 +119,7 @@ def test_posting_a_template_for_an_existing_role_and_level_replaces_it(recruiter
 def test_a_template_keeps_its_role_and_level(recruiter, world):
     before = snapshot()
     response = client_for(recruiter).put(f"{URL}{world.template.pk}/", payload("L6"), format="json")
-    assert response.status_code == 400
-    assert response.json() == {"detail": "A template keeps its role and level."}
+    assert detail(response, 400, "template_moved") == "A template keeps its role and level."
     assert snapshot() == before
 
 
@@ -126,7 +131,7 @@ def test_interviewers_may_not_write_templates(interviewer, world, method):
         response = api.post(URL, payload(), format="json")
     else:
         response = api.put(f"{URL}{world.template.pk}/", payload("L5"), format="json")
-    assert response.status_code == 403
+    problem(response, 403, "permission_denied")
     assert snapshot() == before
 
 
@@ -145,30 +150,34 @@ def test_an_unknown_competency_is_refused_and_nothing_is_written(recruiter, worl
         response = api.post(URL, {**body, "level": "L6"}, format="json")
     else:
         response = api.put(f"{URL}{world.template.pk}/", body, format="json")
-    assert response.status_code == 400
-    assert response.json() == {"detail": "slot 'Mystery': unknown competency 'quantum-annealing'"}
+    assert detail(response, 400, "unknown_competency") == (
+        "slot 'Mystery': unknown competency 'quantum-annealing'"
+    )
     assert snapshot() == before
 
 
 @pytest.mark.parametrize(
     ("changes", "field"),
     [
-        ({"slots": []}, "slots"),
+        ({"slots": []}, "slots.non_field_errors"),
         ({"level": "L9"}, "level"),
         ({"role": "Astronaut"}, "role"),
-        ({"slots": [{"title": "Short", "minutes": 2}]}, "slots"),
-        ({"slots": [{"title": "Crowded", "minutes": 60, "question_count": 11}]}, "slots"),
+        ({"slots": [{"title": "Short", "minutes": 2}]}, "slots.0.minutes"),
+        (
+            {"slots": [{"title": "Crowded", "minutes": 60, "question_count": 11}]},
+            "slots.0.question_count",
+        ),
     ],
 )
 def test_it_rejects_a_malformed_template_and_writes_nothing(recruiter, world, changes, field):
     before = snapshot()
     response = client_for(recruiter).post(URL, payload(**changes), format="json")
-    assert response.status_code == 400
-    assert list(response.json()) == [field]
+    assert list(field_errors(response)) == [field]
     assert snapshot() == before
 
 
 def test_templates_cannot_be_deleted(recruiter, world):
     before = snapshot()
-    assert client_for(recruiter).delete(f"{URL}{world.template.pk}/").status_code == 405
+    response = client_for(recruiter).delete(f"{URL}{world.template.pk}/")
+    problem(response, 405, "method_not_allowed")
     assert snapshot() == before

@@ -6,6 +6,7 @@ from interviews import services
 from interviews.models import InterviewQuestion, Loop
 from tests.conftest import client_for
 from tests.interviews.helpers import iso, pinned, snapshot
+from tests.problems import detail, field_errors
 
 NEW = "not asked in 90 days; fits L5"
 
@@ -175,10 +176,9 @@ def test_it_names_role_and_level_when_there_is_no_template_and_writes_nothing(
         {"candidate": world.candidate.pk, "role": world.role.name, "level": "L7"},
         format="json",
     )
-    assert response.status_code == 400
-    assert response.json() == {
-        "detail": "There is no loop template for AI Infrastructure Engineer at L7."
-    }
+    assert detail(response, 400, "no_loop_template") == (
+        "There is no loop template for AI Infrastructure Engineer at L7."
+    )
     assert snapshot() == before
 
 
@@ -197,8 +197,7 @@ def test_it_names_role_and_level_when_there_is_no_template_and_writes_nothing(
 def test_it_rejects_bad_input_and_writes_nothing(recruiter, world, payload, fields):
     before = snapshot()
     response = client_for(recruiter).post("/api/v1/loops/", payload, format="json")
-    assert response.status_code == 400
-    assert sorted(response.json()) == sorted(fields)
+    assert sorted(field_errors(response)) == sorted(fields)
     assert snapshot() == before
 
 

@@ -9,6 +9,7 @@ from kit.services import SlotData, loop_template_save
 from tests.conftest import client_for
 from tests.factories import make_question
 from tests.interviews.helpers import level, snapshot
+from tests.problems import detail, field_errors
 
 
 def titles(interview: Interview) -> list[str]:
@@ -67,10 +68,9 @@ def test_it_refuses_a_list_that_is_not_a_permutation_and_changes_nothing(recruit
     expected = sorted(ids(three, "unrelated-1", "a", "b"))
     before = snapshot()
     response = reorder(recruiter, three, ids(three, *order))
-    assert response.status_code == 400
-    assert response.json() == {
-        "detail": f"order must list each of this interview's questions once: {expected}"
-    }
+    assert detail(response, 400, "order_incomplete") == (
+        f"order must list each of this interview's questions once: {expected}"
+    )
     assert snapshot() == before
 
 
@@ -78,15 +78,20 @@ def test_it_refuses_ids_of_another_interviews_questions(recruiter, three, loop):
     foreign = loop.interviews.first().questions.first().pk
     before = snapshot()
     response = reorder(recruiter, three, [*ids(three, "a", "b"), foreign])
-    assert response.status_code == 400
+    expected = sorted(ids(three, "unrelated-1", "a", "b"))
+    assert detail(response, 400, "order_incomplete") == (
+        f"order must list each of this interview's questions once: {expected}"
+    )
     assert snapshot() == before
 
 
 def test_it_refuses_an_order_that_is_not_a_list_of_ids(recruiter, three):
     before = snapshot()
     response = reorder(recruiter, three, ["first", "second"])
-    assert response.status_code == 400
-    assert "order" in response.json()
+    assert field_errors(response) == {
+        "order.0": ["A valid integer is required."],
+        "order.1": ["A valid integer is required."],
+    }
     assert snapshot() == before
 
 
@@ -94,8 +99,7 @@ def test_it_refuses_to_reorder_a_decided_loop(recruiter, three):
     Loop.objects.filter(pk=three.loop_id).update(status=Loop.Status.DECIDED, decision="no_hire")
     before = snapshot()
     response = reorder(recruiter, three, ids(three, "b", "a", "unrelated-1"))
-    assert response.status_code == 400
-    assert response.json() == {"detail": "This loop is decided; it can no longer change."}
+    assert detail(response, 400, "loop_decided") == "This loop is decided; it can no longer change."
     assert snapshot() == before
 
 

@@ -10,6 +10,7 @@ from kit.models import QuestionVersion
 from tests.conftest import client_for
 from tests.factories import make_question
 from tests.interviews.helpers import history_loop, pinned, snapshot
+from tests.problems import detail, field_errors, problem
 
 REFUSAL = (
     "'{}' cannot go in this interview: it must be an active question for this level and slot "
@@ -66,8 +67,7 @@ def test_alternatives_need_the_item_to_replace(recruiter, loop, query, error):
         f"/api/v1/interviews/{it.interview_id}/alternatives/{query}"
     )
 
-    assert response.status_code == 400
-    assert response.json() == {"item": [error]}
+    assert field_errors(response) == {"item": [error]}
 
 
 def test_it_ranks_the_alternatives_under_the_assembly_rules(recruiter, loop, more):
@@ -163,8 +163,7 @@ def test_it_refuses_a_disallowed_question_and_changes_nothing(recruiter, loop, m
     response = client_for(recruiter).post(
         swap_url(target), {"item": target.pk, "question": more[title].pk}, format="json"
     )
-    assert response.status_code == 400
-    assert response.json() == {"detail": REFUSAL.format(title)}
+    assert detail(response, 400, "question_not_eligible") == REFUSAL.format(title)
     assert snapshot() == before
 
 
@@ -176,7 +175,7 @@ def test_it_answers_404_for_an_item_of_another_interview(recruiter, loop, interv
         {"item": other.pk, "question": other.question_id},
         format="json",
     )
-    assert response.status_code == 404
+    problem(response, 404, "not_found")
     assert snapshot() == before
 
 
@@ -186,7 +185,7 @@ def test_alternatives_answer_404_for_an_item_not_in_the_interview(recruiter, int
     response = client_for(recruiter).get(
         f"/api/v1/interviews/{interviews[0].pk}/alternatives/?item={other}"
     )
-    assert response.status_code == 404
+    problem(response, 404, "not_found")
 
 
 def test_it_refuses_a_swap_in_a_decided_loop(recruiter, loop, world):
@@ -198,8 +197,7 @@ def test_it_refuses_a_swap_in_a_decided_loop(recruiter, loop, world):
     response = client_for(recruiter).post(
         swap_url(target), {"item": target.pk, "question": world.q["serving-3"].pk}, format="json"
     )
-    assert response.status_code == 400
-    assert response.json() == {"detail": "This loop is decided; it can no longer change."}
+    assert detail(response, 400, "loop_decided") == "This loop is decided; it can no longer change."
     assert snapshot() == before
 
 
@@ -209,8 +207,7 @@ def test_it_rejects_a_swap_naming_no_question(recruiter, loop):
     response = client_for(recruiter).post(
         swap_url(target), {"item": target.pk, "question": 999_999}, format="json"
     )
-    assert response.status_code == 400
-    assert "question" in response.json()
+    assert list(field_errors(response)) == ["question"]
     assert snapshot() == before
 
 
@@ -280,5 +277,5 @@ def test_alternatives_keep_the_slot_rules_after_the_template_is_replaced(recruit
     refused = client_for(recruiter).post(
         swap_url(target), {"item": target.pk, "question": world.q["unrelated-1"].pk}, format="json"
     )
-    assert refused.status_code == 400
+    assert detail(refused, 400, "question_not_eligible") == REFUSAL.format("unrelated-1")
     assert snapshot() == before

@@ -17,9 +17,7 @@ from tests.conftest import client_for, make_user
 from tests.factories import RoleFactory, make_question
 from tests.kit.admin_forms import change_form_data
 from tests.kit.bank import ROLE, run, snapshot
-
-NOT_SIGNED_IN = {"detail": "Authentication credentials were not provided."}
-NOT_ALLOWED = {"detail": "You do not have permission to perform this action."}
+from tests.problems import NOT_ALLOWED, NOT_FOUND, detail, field_errors, not_signed_in
 
 
 @pytest.fixture
@@ -135,7 +133,7 @@ def test_it_refuses_a_retirement_from_anyone_but_a_lead_writing_nothing(
 
     response = put(request.getfixturevalue(persona), question, status="retired")
 
-    assert (response.status_code, response.json()) == (403, NOT_ALLOWED)
+    assert detail(response, 403, "permission_denied") == NOT_ALLOWED
     assert snapshot() == before
     assert events() == []
 
@@ -149,7 +147,7 @@ def test_it_refuses_an_anonymous_retirement_writing_nothing(question: Question) 
         content_type="application/json",
     )
 
-    assert (response.status_code, response.json()) == (403, NOT_SIGNED_IN)
+    not_signed_in(response)
     assert snapshot() == before
     assert events() == []
 
@@ -172,8 +170,7 @@ def test_it_writes_nothing_when_a_retirement_comes_with_bad_input(
 
     response = put(lead, question, **{"status": "retired", **changes})
 
-    assert response.status_code == 400
-    assert list(response.json()) == [field]
+    assert list(field_errors(response)) == [field]
     assert snapshot() == before
     assert events() == []
 
@@ -185,7 +182,7 @@ def test_it_answers_404_to_a_lead_retiring_an_unknown_question(
         "/api/v1/questions/999999/", body(question, status="retired"), format="json"
     )
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert events() == []
 
 

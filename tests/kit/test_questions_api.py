@@ -16,10 +16,9 @@ from kit.models import Level, Question, QuestionVersion
 from tests.conftest import client_for
 from tests.factories import CompetencyFactory, RoleFactory, make_question
 from tests.kit.bank import ROLE, snapshot
+from tests.problems import NOT_ALLOWED, NOT_FOUND, detail, field_errors, not_signed_in
 
 PLATFORM = "ML Platform Engineer"
-NOT_SIGNED_IN = {"detail": "Authentication credentials were not provided."}
-NOT_ALLOWED = {"detail": "You do not have permission to perform this action."}
 
 
 def iso(moment: datetime) -> str:
@@ -148,16 +147,16 @@ def vocabulary(db: None) -> None:
 # --- who may read ----------------------------------------------------------------------
 
 
-def test_it_refuses_anonymous_callers_with_403(api: APIClient, bank: dict[str, Question]) -> None:
-    # Session auth comes first and sends no WWW-Authenticate challenge, so DRF answers 403.
+def test_it_refuses_anonymous_callers_with_401(api: APIClient, bank: dict[str, Question]) -> None:
+    # Token auth comes first and sends its WWW-Authenticate challenge, so DRF answers 401.
     listing = api.get("/api/v1/questions/")
     existing = api.get(f"/api/v1/questions/{bank['a'].pk}/")
     missing = api.get("/api/v1/questions/999999/")
 
-    assert (listing.status_code, listing.json()) == (403, NOT_SIGNED_IN)
+    not_signed_in(listing)
     # The same answer whether or not the question exists: ids leak nothing.
-    assert (existing.status_code, existing.json()) == (403, NOT_SIGNED_IN)
-    assert (missing.status_code, missing.json()) == (403, NOT_SIGNED_IN)
+    not_signed_in(existing)
+    not_signed_in(missing)
 
 
 @pytest.mark.parametrize("url", ["/api/v1/roles/", "/api/v1/levels/", "/api/v1/competencies/"])
@@ -166,7 +165,7 @@ def test_it_refuses_anonymous_callers_on_the_reference_lists(
 ) -> None:
     response = api.get(url)
 
-    assert (response.status_code, response.json()) == (403, NOT_SIGNED_IN)
+    not_signed_in(response)
 
 
 def test_it_lists_the_bank_in_a_fixed_number_of_queries(
@@ -294,8 +293,7 @@ def test_it_refuses_an_unknown_filter_value(
 ) -> None:
     response = client_for(interviewer).get(f"/api/v1/questions/?{query}")
 
-    assert response.status_code == 400
-    assert list(response.json()) == [field]
+    assert list(field_errors(response)) == [field]
 
 
 # --- detail ----------------------------------------------------------------------------------
@@ -324,7 +322,7 @@ def test_it_shows_a_question_with_its_rubric_follow_ups_and_versions(
 def test_it_answers_404_for_an_unknown_question(interviewer: User, db: None) -> None:
     response = client_for(interviewer).get("/api/v1/questions/999999/")
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 # --- writes ------------------------------------------------------------------------------------
@@ -344,8 +342,8 @@ def test_it_refuses_writes_from_anyone_but_a_lead(
         format="json",
     )
 
-    assert (created.status_code, created.json()) == (403, NOT_ALLOWED)
-    assert (updated.status_code, updated.json()) == (403, NOT_ALLOWED)
+    assert detail(created, 403, "permission_denied") == NOT_ALLOWED
+    assert detail(updated, 403, "permission_denied") == NOT_ALLOWED
     assert snapshot() == before
 
 
@@ -356,7 +354,7 @@ def test_it_refuses_anonymous_writes(
 
     created = api.post("/api/v1/questions/", payload(), format="json")
 
-    assert (created.status_code, created.json()) == (403, NOT_SIGNED_IN)
+    not_signed_in(created)
     assert snapshot() == before
 
 
@@ -499,8 +497,7 @@ def test_it_refuses_to_move_a_question_to_another_role(lead: User, vocabulary: N
         f"/api/v1/questions/{question.pk}/", payload(role=PLATFORM), format="json"
     )
 
-    assert response.status_code == 400
-    assert response.json() == {"role": ["A question cannot move to another role."]}
+    assert field_errors(response) == {"role": ["A question cannot move to another role."]}
     assert snapshot() == before
 
 
@@ -525,7 +522,7 @@ def test_it_refuses_bad_input_naming_the_field(
 
     response = client_for(lead).post("/api/v1/questions/", payload(**changes), format="json")
 
-    assert (response.status_code, response.json()) == (400, expected)
+    assert field_errors(response) == expected
     assert snapshot() == before
 
 
@@ -536,12 +533,11 @@ def test_it_refuses_a_reversed_level_range_naming_the_field(lead: User, vocabula
         "/api/v1/questions/", payload(min_level="L6", max_level="L4"), format="json"
     )
 
-    assert response.status_code == 400
-    body = response.json()
+    errors = field_errors(response)
     # A client must be able to tell which field to fix, as with every other bad field.
-    assert list(body) == ["min_level"], body
-    assert "L6" in body["min_level"][0]
-    assert "L4" in body["min_level"][0]
+    assert list(errors) == ["min_level"], errors
+    assert "L6" in errors["min_level"][0]
+    assert "L4" in errors["min_level"][0]
     assert snapshot() == before
 
 
@@ -588,10 +584,10 @@ def test_it_takes_an_open_ended_range_as_levels(lead: User, vocabulary: None) ->
             {"levels": {"min": "L4", "max": "L6"}, "min_level": "L4"},
             {"levels": ["Give the range as levels or as min_level, not both."]},
         ),
-        ({"levels": {"min": "L9"}}, {"levels": {"min": ["Object with name=L9 does not exist."]}}),
+        ({"levels": {"min": "L9"}}, {"levels.min": ["Object with name=L9 does not exist."]}),
         (
             {"levels": "L4"},
-            {"levels": {"non_field_errors": ["Invalid data. Expected a dictionary, but got str."]}},
+            {"levels.non_field_errors": ["Invalid data. Expected a dictionary, but got str."]},
         ),
         (
             {"levels": {"min": "L6", "max": "L4"}},
@@ -601,20 +597,20 @@ def test_it_takes_an_open_ended_range_as_levels(lead: User, vocabulary: None) ->
     ids=["both-ways", "unknown-level", "not-an-object", "reversed"],
 )
 def test_it_refuses_a_bad_levels_range_naming_the_field(
-    lead: User, vocabulary: None, changes: dict[str, Any], expected: dict[str, Any]
+    lead: User, vocabulary: None, changes: dict[str, Any], expected: dict[str, list[str]]
 ) -> None:
     before = snapshot()
 
     response = client_for(lead).post("/api/v1/questions/", without_range(**changes), format="json")
 
-    assert (response.status_code, response.json()) == (400, expected)
+    assert field_errors(response) == expected
     assert snapshot() == before
 
 
 def test_it_answers_404_to_a_lead_editing_an_unknown_question(lead: User, vocabulary: None) -> None:
     response = client_for(lead).put("/api/v1/questions/999999/", payload(), format="json")
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 # --- token auth ---------------------------------------------------------------------------
@@ -655,7 +651,7 @@ def test_it_refuses_a_token_for_bad_credentials(
 ) -> None:
     response = api.post("/api/v1/auth/token/", data)
 
-    assert (response.status_code, response.json()) == (400, expected)
+    assert field_errors(response) == expected
     assert not Token.objects.exists()
 
 
@@ -681,7 +677,8 @@ def test_it_refuses_an_unknown_token(api: APIClient, bank: dict[str, Question]) 
 
     response = api.get("/api/v1/questions/")
 
-    assert (response.status_code, response.json()) == (403, {"detail": "Invalid token."})
+    assert detail(response, 401, "authentication_failed") == "Invalid token."
+    assert response["WWW-Authenticate"] == 'Bearer realm="api", Token realm="api"'
 
 
 # --- reference lists ----------------------------------------------------------------------
@@ -714,12 +711,15 @@ def test_it_lists_the_levels_in_ladder_order(
 ) -> None:
     client = client_for(interviewer)
 
-    # 1. the levels, ordered by rank
-    with django_assert_max_num_queries(1):
+    # 1. the count, for the page
+    # 2. the levels, ordered by rank
+    with django_assert_max_num_queries(2):
         response = client.get("/api/v1/levels/")
 
     assert response.status_code == 200
-    assert response.json() == [
+    body = response.json()
+    assert (body["count"], body["next"], body["previous"]) == (5, None, None)
+    assert body["results"] == [
         {"id": Level.objects.get(name=name).pk, "name": name, "rank": rank, "title": title}
         for name, rank, title in [
             ("L3", 3, "Engineer"),
@@ -738,17 +738,18 @@ def test_it_lists_the_competencies(
 ) -> None:
     client = client_for(interviewer)
 
-    # 1. the competencies, ordered by slug
-    with django_assert_max_num_queries(1):
+    # 1. the count, for the page
+    # 2. the competencies, ordered by slug
+    with django_assert_max_num_queries(2):
         response = client.get("/api/v1/competencies/")
 
     assert response.status_code == 200
-    assert [c["slug"] for c in response.json()] == [
+    assert [c["slug"] for c in response.json()["results"]] == [
         "distributed-training",
         "gpu-performance",
         "inference-serving",
     ]
-    assert response.json()[0] == {
+    assert response.json()["results"][0] == {
         "id": CompetencyFactory(slug="distributed-training").pk,
         "slug": "distributed-training",
         "name": "Distributed training",
@@ -766,13 +767,15 @@ def test_it_serves_an_openapi_3_schema(api: APIClient, db: None) -> None:
     schema = json.loads(response.content)
     assert schema["openapi"].startswith("3.")
     assert schema["info"]["title"] == "Interview Kit API"
+    # Paths are relative to the one server, /api/v1 (SPECTACULAR_SETTINGS["SERVERS"]).
+    assert [server["url"] for server in schema["servers"]] == ["/api/v1"]
     for path in (
-        "/api/v1/questions/",
-        "/api/v1/questions/{id}/",
-        "/api/v1/roles/",
-        "/api/v1/levels/",
-        "/api/v1/competencies/",
-        "/api/v1/auth/token/",
+        "/questions/",
+        "/questions/{id}/",
+        "/roles/",
+        "/levels/",
+        "/competencies/",
+        "/auth/token/",
     ):
         assert path in schema["paths"], path
 

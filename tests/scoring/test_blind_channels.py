@@ -35,6 +35,7 @@ from scoring.models import (
 )
 from scoring.scorecards import services
 from tests.conftest import client_for
+from tests.problems import field_errors, problem
 from tests.scoring.blind_reads import another_loop, card, statuses_shown
 from tests.scoring.helpers import Built, Seat, build_loop, form_data, payload, state, submitted
 
@@ -244,8 +245,9 @@ def test_the_status_filter_hides_the_loop_from_a_blind_panelist_but_not_from_the
 def test_an_unknown_status_filter_is_a_clear_400(interviewer: User) -> None:
     response = client_for(interviewer).get("/api/v1/loops/", {"status": "bogus"})
 
-    assert response.status_code == 400
-    assert "bogus" in str(response.json()["status"])
+    assert field_errors(response) == {
+        "status": ["Select a valid choice. bogus is not one of the available choices."]
+    }
 
 
 def test_a_lead_blind_in_a_loop_sees_no_calibration_figure_move_as_co_panelists_submit(
@@ -371,6 +373,9 @@ def everything() -> dict[str, list[Any]]:
     }
 
 
+TOO_FEW_RATED = "scorecard_too_few_rated"
+
+
 def rule(needed: int, total: int, rated: int) -> str:
     return (
         f"Rate at least half of the questions ({needed} of {total}; {rated} rated): a scorecard"
@@ -400,8 +405,7 @@ def test_a_card_rating_fewer_than_half_its_questions_is_refused_and_writes_nothi
 
     response = api.post(f"/api/v1/scorecards/{draft_card.pk}/submit/")
 
-    assert response.status_code == 400
-    assert response.json() == {"detail": rule(2, 4, rated)}
+    assert problem(response, 400, TOO_FEW_RATED)["detail"] == rule(2, 4, rated)
     assert everything() == before
     debrief = api.get(f"/api/v1/loops/{panel.loop.pk}/debrief/").json()
     assert debrief["blind"] is True
@@ -463,7 +467,7 @@ def test_an_odd_number_of_questions_rounds_the_half_up(
     if ok:
         assert response.status_code == 200
     else:
-        assert (response.status_code, response.json()) == (400, {"detail": rule(2, 3, 1)})
+        assert problem(response, 400, TOO_FEW_RATED)["detail"] == rule(2, 3, 1)
         assert everything() == before
 
 
@@ -477,8 +481,7 @@ def test_amending_a_card_into_a_placeholder_is_refused_and_writes_nothing(
         f"/api/v1/scorecards/{own.pk}/amend/", api_body(first, 1, reason=REASON), format="json"
     )
 
-    assert response.status_code == 400
-    assert response.json() == {"detail": rule(2, 4, 1)}
+    assert problem(response, 400, TOO_FEW_RATED)["detail"] == rule(2, 4, 1)
     assert everything() == before
 
 

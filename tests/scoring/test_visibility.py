@@ -32,6 +32,7 @@ from scoring.calibration.ratings import load_ratings
 from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import selectors, services
 from tests.conftest import client_for
+from tests.problems import NOT_FOUND, detail
 from tests.scoring.helpers import Built, Seat, build_loop, draft, ended, submitted
 
 # What the subject reads in the loop, in the docstring's words.
@@ -366,7 +367,7 @@ def test_the_queries_and_readers_agree_with_the_table(row: Row, world: World) ->
             selectors.loop_for_debrief(user=user, pk=loop.pk)
         with pytest.raises(Http404):
             selectors.debrief_document(user=user, pk=loop.pk)
-        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+        assert detail(response, 404, "not_found") == NOT_FOUND
         assert page.status_code == 404
         return
 

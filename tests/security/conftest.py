@@ -18,6 +18,8 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.webhooks.models import WebhookDelivery, WebhookSubscription
+from core.webhooks.services import webhook_subscription_create
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from kit.models import Competency, Level, LoopTemplate, Question, Role
@@ -49,6 +51,8 @@ class World:
     job: CalibrationJob
     snapshot: CalibrationSnapshot
     exercise: CalibrationExercise
+    webhook: WebhookSubscription  # hears submissions, details included; nothing sent
+    delivery: WebhookDelivery  # of Ines's submission
 
 
 @pytest.fixture(autouse=True)
@@ -83,6 +87,12 @@ def build_world() -> World:
         email=EMAIL,
         phone=PHONE,
         notes="Prefers mornings.",
+    )
+    webhook = webhook_subscription_create(
+        url="https://ats.example.com/hooks",
+        event_types=["scorecard.submitted"],
+        include_details=True,
+        by=users["leo"],
     )
     cards = {
         "ines": submitted(users["ines"], first, notes=NOTE["ines"], summary=SUMMARY["ines"]),
@@ -120,6 +130,8 @@ def build_world() -> World:
         job=job,
         snapshot=CalibrationSnapshot.objects.get(pk=job.snapshot_id),
         exercise=exercise,
+        webhook=webhook,
+        delivery=WebhookDelivery.objects.get(event__payload__scorecard_id=cards["ines"].pk),
     )
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.conftest import client_for
+from tests.problems import NOT_FOUND, detail
 
 RESOURCES = [
     "roles", "levels", "competencies", "questions", "loop-templates", "candidates", "loops",
@@ -39,9 +40,8 @@ def test_a_path_no_route_matches_answers_the_apis_json_404(path, recruiter):
     # The schema documents every 404 as JSON; Django's own page is HTML.
     response = client_for(recruiter).get(path)
 
-    assert response.status_code == 404
-    assert response["Content-Type"] == "application/json"
-    assert response.json() == {"detail": "Not found."}
+    assert detail(response, 404, "not_found") == NOT_FOUND
+    assert response.json()["instance"] == path
 
 
 def test_a_page_that_does_not_exist_is_still_html(recruiter):

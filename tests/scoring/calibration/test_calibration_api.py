@@ -20,6 +20,7 @@ from scoring.calibration import services
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import client_for, make_user
 from tests.factories import RoleFactory
+from tests.problems import NOT_ALLOWED, NOT_FOUND, detail, field_errors, not_signed_in
 from tests.scoring.calibration.conftest import PANEL, Calibrated
 from tests.scoring.calibration.helpers import ROLE, counts, import_scorecards, write_csv
 from tests.scoring.helpers import iso
@@ -27,9 +28,7 @@ from tests.scoring.helpers import iso
 LATEST = "/api/v1/calibration/latest/"
 HISTORY = "/api/v1/calibration/history/"
 RUNS = "/api/v1/calibration/runs/"
-DENIED = {"detail": "You do not have permission to perform this action."}
-ANONYMOUS = {"detail": "Authentication credentials were not provided."}
-NO_SNAPSHOT = {"detail": "No calibration has been computed for this scope yet."}
+NO_SNAPSHOT = "No calibration has been computed for this scope yet."
 
 
 def own_view(result: dict[str, Any], user: User) -> dict[str, Any]:
@@ -143,8 +142,7 @@ def test_the_level_parameter_scopes_the_snapshot(lead: User, calibrated: Calibra
 def test_it_answers_400_without_a_role(lead: User, calibrated: Calibrated) -> None:
     response = client_for(lead).get(LATEST)
 
-    assert response.status_code == 400
-    assert response.json() == {"role": ["This field is required."]}
+    assert field_errors(response) == {"role": ["This field is required."]}
 
 
 def test_it_answers_404_for_an_unknown_role_or_level(lead: User, calibrated: Calibrated) -> None:
@@ -153,24 +151,20 @@ def test_it_answers_404_for_an_unknown_role_or_level(lead: User, calibrated: Cal
     unknown_role = client.get(LATEST, {"role": "Astronaut"})
     unknown_level = client.get(LATEST, {"role": ROLE, "level": "L9"})
 
-    assert unknown_role.status_code == 404
-    assert unknown_role.json() == {"detail": "No role named 'Astronaut'."}
-    assert unknown_level.status_code == 404
-    assert unknown_level.json() == {"detail": "No level named 'L9'."}
+    assert detail(unknown_role, 404, "not_found") == "No role named 'Astronaut'."
+    assert detail(unknown_level, 404, "not_found") == "No level named 'L9'."
 
 
 def test_it_answers_404_before_any_calibration(lead: User, role: Role) -> None:
     response = client_for(lead).get(LATEST, {"role": ROLE})
 
-    assert response.status_code == 404
-    assert response.json() == NO_SNAPSHOT
+    assert detail(response, 404, "not_found") == NO_SNAPSHOT
 
 
 def test_it_answers_404_for_a_level_without_a_snapshot(lead: User, calibrated: Calibrated) -> None:
     response = client_for(lead).get(LATEST, {"role": ROLE, "level": "L3"})
 
-    assert response.status_code == 404
-    assert response.json() == NO_SNAPSHOT
+    assert detail(response, 404, "not_found") == NO_SNAPSHOT
 
 
 def test_latest_reads_with_a_fixed_number_of_queries(
@@ -226,8 +220,7 @@ def test_only_leads_read_the_history(
 
     response = client_for(user).get(HISTORY, {"role": ROLE})
 
-    assert response.status_code == 403
-    assert response.json() == DENIED
+    assert detail(response, 403, "permission_denied") == NOT_ALLOWED
 
 
 def test_history_reads_many_snapshots_with_a_fixed_number_of_queries(
@@ -332,8 +325,7 @@ def test_only_leads_start_runs(
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         response = client_for(user).post(RUNS, {"role": ROLE}, format="json")
 
-    assert response.status_code == 403
-    assert response.json() == DENIED
+    assert detail(response, 403, "permission_denied") == NOT_ALLOWED
     assert counts() == before
     assert callbacks == []
 
@@ -349,10 +341,8 @@ def test_starting_a_run_for_an_unknown_role_writes_nothing(
         unknown = client_for(lead).post(RUNS, {"role": "Astronaut"}, format="json")
         missing = client_for(lead).post(RUNS, {}, format="json")
 
-    assert unknown.status_code == 400
-    assert unknown.json() == {"role": ["No role named 'Astronaut'."]}
-    assert missing.status_code == 400
-    assert missing.json() == {"role": ["This field is required."]}
+    assert field_errors(unknown) == {"role": ["No role named 'Astronaut'."]}
+    assert field_errors(missing) == {"role": ["This field is required."]}
     assert counts() == before
     assert callbacks == []
 
@@ -360,8 +350,7 @@ def test_starting_a_run_for_an_unknown_role_writes_nothing(
 def test_following_an_unknown_run_answers_404(lead: User, role: Role) -> None:
     response = client_for(lead).get(f"{RUNS}999999/")
 
-    assert response.status_code == 404
-    assert response.json() == {"detail": "Not found."}
+    assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 @pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
@@ -373,8 +362,7 @@ def test_only_leads_follow_runs(
     response = client_for(user).get(f"{RUNS}{calibrated.job.pk}/")
 
     # A run is an object: one the caller may not see answers 404, so ids leak nothing.
-    assert response.status_code == 404
-    assert response.json() == {"detail": "Not found."}
+    assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 def test_a_queued_run_shows_its_progress_fields(lead: User, calibrated: Calibrated) -> None:
@@ -413,8 +401,7 @@ def test_anonymous_callers_are_refused(
 
     response = getattr(APIClient(), method)(url, data)
 
-    assert response.status_code == 403
-    assert response.json() == ANONYMOUS
+    not_signed_in(response)
     assert counts() == before
 
 
@@ -425,8 +412,7 @@ def test_a_role_with_a_snapshot_does_not_leak_into_another_role(
 
     response = client_for(lead).get(LATEST, {"role": "Data Engineer"})
 
-    assert response.status_code == 404
-    assert response.json() == NO_SNAPSHOT
+    assert detail(response, 404, "not_found") == NO_SNAPSHOT
 
 
 def test_the_latest_snapshot_carries_the_trust_fields_and_their_definitions(

@@ -27,6 +27,7 @@ from django.test import Client
 
 from core.models import AuditEvent
 from core.services import audit_event_record
+from core.webhooks.services import webhook_subscription_create
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, Loop
 from kit.models import Question
@@ -95,6 +96,13 @@ def seed(
         notes=f"Referred by a friend; {mark} notes on the candidate",
     )
     loop.refresh_from_db()
+    # An ATS allowed the details: its events copy the candidate's name and free text.
+    webhook_subscription_create(
+        url="http://127.0.0.1:9/ats",
+        event_types=["scorecard.submitted", "scorecard.amended", "loop.decided"],
+        include_details=True,
+        by=recruiter,
+    )
 
     submitted(ines, first, notes=f"{mark} ines notes", summary=f"{mark} ines summary")
     submitted(pia, first, rating=2, notes=f"{mark} pia notes", summary=f"{mark} pia summary")

@@ -6,6 +6,7 @@ from scoring.models import QuestionRating, Scorecard
 from scoring.rights import services as rights_services
 from scoring.scorecards import services
 from tests.conftest import client_for
+from tests.problems import detail
 from tests.scoring.helpers import Built, submitted
 
 
@@ -65,8 +66,9 @@ def test_erasing_twice_is_refused(panel, recruiter):
 
     response = client_for(recruiter).post(f"/api/v1/candidates/{candidate.pk}/erase/")
 
-    assert response.status_code == 409
-    assert response.json() == {"detail": "This candidate's data was already erased."}
+    assert detail(response, 409, "candidate_already_erased") == (
+        "This candidate's data was already erased."
+    )
     assert AuditEvent.objects.filter(action="candidate.erased").count() == 1
 
 

@@ -73,6 +73,7 @@ def test_the_scan_finds_the_marker_wherever_the_seed_put_it(seeded: Seeded) -> N
         "scoring_auditevent": {"target", "data"},
         "django_admin_log": {"object_repr", "change_message"},
         "scoring_calibrationsnapshot": {"result"},
+        "core_webhookevent": {"details"},  # sent to a subscription allowed the details
     }
 
 
@@ -106,7 +107,12 @@ def test_erasing_leaves_the_marker_in_no_column_of_any_table(
     assert f"(Erased candidate {candidate.pk} · " in old_amended.target
     assert old_amended.data["reason"] == ERASED
     assert LogEntry.objects.get(object_id=str(candidate.pk), content_type__model="candidate")
-    assert erased.data == {"audit_events": 4, "admin_log": 2, "snapshots": 2}
+    assert erased.data == {
+        "audit_events": 4,
+        "admin_log": 2,
+        "snapshots": 2,
+        "webhook_events": 6,  # four cards submitted, one amended, the decision
+    }
 
 
 def test_an_event_naming_only_their_loop_loses_its_free_text(

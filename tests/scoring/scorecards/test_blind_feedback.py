@@ -14,6 +14,7 @@ from django.test import Client
 from interviews.models import Interview
 from scoring.models import Scorecard
 from tests.conftest import client_for
+from tests.problems import NOT_FOUND, detail
 from tests.scoring.helpers import Built, draft, submitted
 
 # Distinctive strings that only ever appear where the card that holds them is shown.
@@ -257,7 +258,7 @@ def test_someone_not_on_the_loop_gets_404_everywhere(
 
     response = api.get(f"/api/v1/loops/{panel.loop.pk}/debrief/")
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert web.get(f"/loops/{panel.loop.pk}/debrief/").status_code == 404
     assert api.get("/api/v1/scorecards/").json() == {
         "count": 0,

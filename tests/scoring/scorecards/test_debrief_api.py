@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from interviews.models import Interview, Loop
 from scoring.scorecards import services
 from tests.conftest import client_for
+from tests.problems import NOT_FOUND, detail, not_signed_in
 from tests.scoring.helpers import Built, card_json, count_queries, draft, submitted
 
 
@@ -100,7 +101,7 @@ def test_a_blind_interviewer_sees_only_her_own_draft(
 def test_it_answers_404_for_an_unknown_loop(panel: Built, recruiter: User) -> None:
     response = client_for(recruiter).get("/api/v1/loops/999999/debrief/")
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 @pytest.mark.parametrize("pk", [2**63, 10**30])
@@ -110,7 +111,7 @@ def test_it_answers_404_for_a_loop_id_past_64_bits(
     for user in (recruiter, interviewer):
         response = client_for(user).get(f"/api/v1/loops/{pk}/debrief/")
 
-        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+        assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 def test_flags_are_json_booleans(
@@ -141,10 +142,7 @@ def test_flags_are_json_booleans(
 def test_it_refuses_anonymous_callers(panel: Built) -> None:
     response = APIClient().get(f"/api/v1/loops/{panel.loop.pk}/debrief/")
 
-    assert (response.status_code, response.json()) == (
-        403,
-        {"detail": "Authentication credentials were not provided."},
-    )
+    not_signed_in(response)
 
 
 def test_it_reads_a_debrief_in_a_fixed_number_of_queries(

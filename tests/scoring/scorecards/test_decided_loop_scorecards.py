@@ -9,9 +9,10 @@ from interviews.models import Interview
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import client_for
+from tests.problems import detail
 from tests.scoring.helpers import Built, draft, payload, state, submitted
 
-CLOSED = {"detail": "The loop is decided; its scorecards can no longer change."}
+CLOSED = "The loop is decided; its scorecards can no longer change."
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def test_a_draft_cannot_be_saved(closed: Built, second: Interview, interviewer: 
         f"/api/v1/scorecards/{card.pk}/", payload(second, rating=4), format="json"
     )
 
-    assert (response.status_code, response.json()) == (400, CLOSED)
+    assert detail(response, 400, "loop_decided") == CLOSED
     assert state() == before
 
 
@@ -42,7 +43,7 @@ def test_a_draft_cannot_be_submitted(closed: Built, second: Interview, interview
 
     response = client_for(interviewer).post(f"/api/v1/scorecards/{card.pk}/submit/")
 
-    assert (response.status_code, response.json()) == (400, CLOSED)
+    assert detail(response, 400, "loop_decided") == CLOSED
     assert state() == before
 
 
@@ -51,9 +52,8 @@ def test_no_new_card_is_started(closed: Built, first: Interview, pia: User) -> N
 
     response = client_for(pia).post("/api/v1/scorecards/", {"interview": first.pk}, format="json")
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": "The loop is decided; no new scorecards are taken for it."},
+    assert detail(response, 400, "loop_decided") == (
+        "The loop is decided; no new scorecards are taken for it."
     )
     assert state() == before
 

@@ -10,6 +10,7 @@ from django.test import Client
 from core.models import AuditEvent
 from interviews.models import Interview, Loop, Panelist
 from tests.conftest import client_for
+from tests.problems import NOT_FOUND, detail, field_errors
 from tests.scoring.helpers import Built, card_json, iso, state, submitted
 
 RATIONALE = "Strong on serving and GPU performance; the panel agrees."
@@ -93,10 +94,7 @@ def test_it_refuses_an_interviewer_on_the_loop_with_403(debriefed: Loop, intervi
 
     response = decide(interviewer, debriefed, {"decision": "hire", "rationale": RATIONALE})
 
-    assert (response.status_code, response.json()) == (
-        403,
-        {"detail": "Only recruiters record decisions."},
-    )
+    assert detail(response, 403, "permission_denied") == "Only recruiters record decisions."
     assert state() == before
 
 
@@ -109,7 +107,7 @@ def test_it_answers_404_to_someone_not_on_the_loop(
 
     response = decide(user, debriefed, {"decision": "hire", "rationale": RATIONALE})
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert state() == before
 
 
@@ -133,7 +131,7 @@ def test_it_refuses_a_decision_without_a_rationale_or_a_valid_choice(
 
     response = decide(recruiter, debriefed, body)
 
-    assert (response.status_code, response.json()) == (400, errors)
+    assert field_errors(response) == errors
     assert state() == before
 
 
@@ -146,9 +144,8 @@ def test_it_answers_409_to_a_second_decision(debriefed: Loop, recruiter: User) -
     response = decide(recruiter, debriefed, {"decision": "no_hire", "rationale": "Changed mind"})
 
     when = loop.decided_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
-    assert (response.status_code, response.json()) == (
-        409,
-        {"detail": f"This loop was already decided (Hire) at {when} UTC."},
+    assert detail(response, 409, "loop_already_decided") == (
+        f"This loop was already decided (Hire) at {when} UTC."
     )
     assert state() == before
     assert AuditEvent.objects.filter(action="loop.decided").count() == 1
@@ -159,8 +156,7 @@ def test_it_refuses_a_hire_before_any_scorecard_is_in(panel: Built, recruiter: U
 
     response = decide(recruiter, panel.loop, {"decision": "hire", "rationale": RATIONALE})
 
-    assert response.status_code == 400
-    assert response.json()["detail"].startswith(
+    assert detail(response, 400, "hire_waits_for_scorecards").startswith(
         "A hire needs every interviewer's scorecard; still waiting for Ines (Interview 1), "
     )
     assert state() == before
@@ -183,11 +179,9 @@ def test_it_refuses_a_hire_while_an_interview_has_no_interviewer(
 
     response = decide(recruiter, first_in.loop, {"decision": "hire", "rationale": RATIONALE})
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"A hire needs every interview held and scored; no interviewer yet on "
-                   f"{second.title}."},
-    )  # fmt: skip
+    assert detail(response, 400, "hire_waits_for_interviews") == (
+        f"A hire needs every interview held and scored; no interviewer yet on {second.title}."
+    )
     assert state() == before
     body = signed_in(recruiter).get(f"/loops/{first_in.loop.pk}/debrief/").content.decode()
     assert f"No interviewer yet on {second.title}. A hire waits" in body
@@ -202,12 +196,9 @@ def test_it_refuses_a_hire_while_an_interviewer_is_outstanding_naming_them(
     response = decide(recruiter, first_in.loop, {"decision": "hire", "rationale": RATIONALE})
 
     # Shadows owe nothing; the two seats of interview 2 are still open.
-    assert (response.status_code, response.json()) == (
-        400,
-        {
-            "detail": "A hire needs every interviewer's scorecard; still waiting for "
-            f"Omar ({second.title}), Ines ({second.title})."
-        },
+    assert detail(response, 400, "hire_waits_for_scorecards") == (
+        "A hire needs every interviewer's scorecard; still waiting for "
+        f"Omar ({second.title}), Ines ({second.title})."
     )
     assert state() == before
 

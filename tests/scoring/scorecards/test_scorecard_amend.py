@@ -12,6 +12,7 @@ from interviews.models import Interview
 from scoring.models import Amendment, QuestionRating, Scorecard
 from scoring.scorecards import selectors, services
 from tests.conftest import client_for
+from tests.problems import NOT_FOUND, detail, field_errors
 from tests.scoring.helpers import (
     Built,
     card_json,
@@ -145,7 +146,7 @@ def test_it_refuses_an_amendment_without_a_reason(
 
     response = amend(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (400, {"reason": [error]})
+    assert field_errors(response) == {"reason": [error]}
     assert state() == before
 
 
@@ -164,6 +165,7 @@ def test_the_service_refuses_a_blank_reason(
             ratings=[],
         )
     assert raised.value.message == "An amendment needs a reason."
+    assert raised.value.code == "amendment_reason_missing"
 
     assert state() == before
 
@@ -174,9 +176,8 @@ def test_it_refuses_to_amend_a_draft(first: Interview, interviewer: User) -> Non
 
     response = amend(interviewer, card, payload(first, rating=2, reason=REASON))
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": "Only a submitted scorecard is amended; edit the draft instead."},
+    assert detail(response, 400, "amendment_of_draft") == (
+        "Only a submitted scorecard is amended; edit the draft instead."
     )
     assert state() == before
 
@@ -192,10 +193,7 @@ def test_it_refuses_an_amendment_that_changes_nothing(
         payload(first, summary="Good on serving.", notes="Original note", reason=REASON),
     )
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": "The amendment changes nothing."},
-    )
+    assert detail(response, 400, "amendment_empty") == "The amendment changes nothing."
     assert state() == before
 
 
@@ -209,9 +207,8 @@ def test_it_refuses_an_amendment_that_leaves_a_question_unrated(
 
     response = amend(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"Rate every question or mark it not asked before submitting: '{title}'"},
+    assert detail(response, 400, "scorecard_incomplete") == (
+        f"Rate every question or mark it not asked before submitting: '{title}'"
     )
     assert state() == before
 
@@ -223,9 +220,8 @@ def test_it_refuses_an_amendment_without_a_recommendation(
 
     response = amend(interviewer, card, payload(first, rating=2, recommendation="", reason=REASON))
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": "A submitted scorecard keeps an overall recommendation."},
+    assert detail(response, 400, "recommendation_missing") == (
+        "A submitted scorecard keeps an overall recommendation."
     )
     assert state() == before
 
@@ -241,12 +237,9 @@ def test_it_refuses_a_rubric_item_of_another_question(
 
     response = amend(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {
-            "detail": f"ratings[1] ({q1.question.title}): rubric item {foreign.pk} "
-            "does not belong to this question."
-        },
+    assert detail(response, 400, "rubric_item_foreign") == (
+        f"ratings[1] ({q1.question.title}): rubric item {foreign.pk} "
+        "does not belong to this question."
     )
     assert state() == before
 
@@ -260,9 +253,8 @@ def test_it_refuses_a_rating_outside_the_scale(
     response = amend(interviewer, card, payload(first, rating=rating, reason=REASON))
 
     title = first.questions.select_related("question").order_by("order")[0].question.title
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"ratings[1] ({title}): rating {rating} is outside the scale 1–4."},
+    assert detail(response, 400, "rating_out_of_scale") == (
+        f"ratings[1] ({title}): rating {rating} is outside the scale 1–4."
     )
     assert state() == before
 
@@ -277,9 +269,8 @@ def test_it_refuses_to_amend_once_the_loop_is_decided(
 
     response = amend(interviewer, card, payload(first, rating=2, reason=REASON))
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": "The loop is decided; its scorecards can no longer change."},
+    assert detail(response, 400, "loop_decided") == (
+        "The loop is decided; its scorecards can no longer change."
     )
     assert state() == before
 
@@ -291,7 +282,7 @@ def test_it_answers_404_on_someone_elses_card(
 
     for user in (pia, recruiter):
         response = amend(user, card, payload(first, rating=1, reason=REASON))
-        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+        assert detail(response, 404, "not_found") == NOT_FOUND
 
     assert state() == before
 

@@ -93,7 +93,7 @@ def test_it_autosaves_the_draft_and_answers_the_time(first: Interview, interview
 
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
-    assert list(response.json()) == ["saved_at"]
+    assert list(response.json()) == ["saved_at", "version"]
     assert re.fullmatch(r"\d\d:\d\d:\d\d", response.json()["saved_at"])
     card = Scorecard.objects.get()
     assert (card.status, card.recommendation, card.summary) == ("draft", "no", "Halfway")
@@ -139,7 +139,11 @@ def test_autosave_refuses_a_rating_outside_the_scale_as_json(
 
     assert (response.status_code, response.json()) == (
         400,
-        {"error": f"ratings[1] ({item.question.title}): rating {rating} is outside the scale 1–4."},
+        {
+            "error": f"ratings[1] ({item.question.title}): rating {rating} is outside the"
+            " scale 1–4.",
+            "code": "rating_out_of_scale",
+        },
     )
     assert state() == before
 
@@ -158,7 +162,10 @@ def test_autosave_refuses_a_rating_that_is_not_a_number(
 
     assert (response.status_code, response.json()) == (
         400,
-        {"error": f"{item.question.title}: rating 'four' is not a number"},
+        {
+            "error": f"{item.question.title}: rating 'four' is not a number",
+            "code": "rating_not_a_number",
+        },
     )
     assert state() == before
 
@@ -179,7 +186,8 @@ def test_autosave_refuses_a_rubric_item_of_another_question(
         400,
         {
             "error": f"ratings[1] ({q1.question.title}): rubric item {rubric(q2)[0].pk} "
-            "does not belong to this question."
+            "does not belong to this question.",
+            "code": "rubric_item_foreign",
         },
     )
     assert state() == before

@@ -16,6 +16,7 @@ from kit.models import FollowUp, RubricItem
 from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import services
 from tests.conftest import at_once, client_for, need
+from tests.problems import NOT_FOUND, detail, field_errors, problem
 from tests.scoring.helpers import (
     Built,
     card_json,
@@ -184,12 +185,8 @@ def test_it_refuses_a_rubric_item_of_the_questions_newer_version(
 
     response = put(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {
-            "detail": f"ratings[1] ({question.title}): rubric item {newer.pk} "
-            "does not belong to this question."
-        },
+    assert detail(response, 400, "rubric_item_foreign") == (
+        f"ratings[1] ({question.title}): rubric item {newer.pk} does not belong to this question."
     )
     assert state() == before
 
@@ -205,12 +202,9 @@ def test_it_refuses_a_rubric_item_of_another_question(
 
     response = put(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {
-            "detail": f"ratings[1] ({q1.question.title}): rubric item {foreign.pk} "
-            "does not belong to this question."
-        },
+    assert detail(response, 400, "rubric_item_foreign") == (
+        f"ratings[1] ({q1.question.title}): rubric item {foreign.pk} "
+        "does not belong to this question."
     )
     assert state() == before
 
@@ -226,12 +220,9 @@ def test_it_refuses_a_follow_up_of_another_question(
 
     response = put(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {
-            "detail": f"ratings[2] ({q2.question.title}): follow-up {foreign.pk} "
-            "does not belong to this question."
-        },
+    assert detail(response, 400, "follow_up_foreign") == (
+        f"ratings[2] ({q2.question.title}): follow-up {foreign.pk} "
+        "does not belong to this question."
     )
     assert state() == before
 
@@ -248,11 +239,9 @@ def test_it_refuses_an_unknown_follow_up(
 
     response = put(interviewer, card, body)
 
-    assert response.status_code == 400
-    assert response.json() == {
-        "detail": f"ratings[1] ({q1.question.title}): follow-up {missing} "
-        "does not belong to this question."
-    }
+    assert detail(response, 400, "follow_up_foreign") == (
+        f"ratings[1] ({q1.question.title}): follow-up {missing} does not belong to this question."
+    )
     assert state() == before
 
 
@@ -268,9 +257,8 @@ def test_it_refuses_a_rating_outside_the_scale(
 
     response = put(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"ratings[1] ({q1.question.title}): rating {rating} is outside the scale 1–4."},
+    assert detail(response, 400, "rating_out_of_scale") == (
+        f"ratings[1] ({q1.question.title}): rating {rating} is outside the scale 1–4."
     )
     assert state() == before
 
@@ -284,9 +272,8 @@ def test_it_refuses_a_negative_rating_naming_the_field(
 
     response = put(interviewer, card, body)
 
-    assert response.status_code == 400
-    assert response.json() == {
-        "ratings": {"0": {"rating": ["Ensure this value is greater than or equal to 0."]}}
+    assert field_errors(response) == {
+        "ratings.0.rating": ["Ensure this value is greater than or equal to 0."]
     }
     assert state() == before
 
@@ -303,9 +290,8 @@ def test_it_refuses_a_question_that_is_not_in_this_interview(
 
     response = put(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"ratings[5]: question {elsewhere.pk} is not in this interview."},
+    assert detail(response, 400, "question_not_in_interview") == (
+        f"ratings[5]: question {elsewhere.pk} is not in this interview."
     )
     assert state() == before
 
@@ -320,9 +306,8 @@ def test_it_refuses_a_question_rated_twice(
 
     response = put(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"ratings[5]: question {item} is rated twice."},
+    assert detail(response, 400, "question_rated_twice") == (
+        f"ratings[5]: question {item} is rated twice."
     )
     assert state() == before
 
@@ -338,9 +323,8 @@ def test_it_refuses_a_rating_on_a_question_not_asked(
 
     response = put(interviewer, card, body)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"ratings[1] ({q1.question.title}): a question not asked has no rating."},
+    assert detail(response, 400, "rating_for_question_not_asked") == (
+        f"ratings[1] ({q1.question.title}): a question not asked has no rating."
     )
     assert state() == before
 
@@ -352,10 +336,7 @@ def test_it_refuses_an_unknown_recommendation(
 
     response = put(interviewer, card, payload(first, recommendation="maybe"))
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"recommendation": ['"maybe" is not a valid choice.']},
-    )
+    assert field_errors(response) == {"recommendation": ['"maybe" is not a valid choice.']}
     assert state() == before
 
 
@@ -366,7 +347,7 @@ def test_it_answers_404_on_someone_elses_card(
 
     for user in (pia, recruiter):
         response = put(user, card, payload(first, notes="Overwritten"))
-        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+        assert detail(response, 404, "not_found") == NOT_FOUND
 
     assert state() == before
 
@@ -379,7 +360,7 @@ def test_it_answers_404_for_a_card_that_does_not_exist(
 
     response = put(interviewer, Scorecard(pk=pk), payload(first, notes="Nowhere"))
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert state() == before
 
 
@@ -389,14 +370,13 @@ def test_someone_elses_card_is_a_404_even_with_a_bad_body(
     bad = {"ratings": "not a list"}
     before = state()
 
-    assert put(pia, card, bad).status_code == 404
-    assert put(pia, Scorecard(pk=999999), bad).status_code == 404
+    assert detail(put(pia, card, bad), 404, "not_found") == NOT_FOUND
+    assert detail(put(pia, Scorecard(pk=999999), bad), 404, "not_found") == NOT_FOUND
     # Only the author learns what is wrong with the body.
     response = put(interviewer, card, bad)
-    assert (response.status_code, response.json()) == (
-        400,
-        {"ratings": {"non_field_errors": ['Expected a list of items but got type "str".']}},
-    )
+    assert field_errors(response) == {
+        "ratings.non_field_errors": ['Expected a list of items but got type "str".']
+    }
     assert state() == before
 
 
@@ -406,9 +386,8 @@ def test_it_answers_409_on_a_submitted_card(first: Interview, interviewer: User)
 
     response = put(interviewer, card, payload(first, rating=1, summary="Changed my mind"))
 
-    assert (response.status_code, response.json()) == (
-        409,
-        {"detail": "This scorecard is submitted; amend it with a reason instead."},
+    assert detail(response, 409, "scorecard_already_submitted") == (
+        "This scorecard is submitted; amend it with a reason instead."
     )
     assert state() == before
     assert Scorecard.objects.get(pk=card.pk).summary == "As submitted"
@@ -437,7 +416,7 @@ def test_a_loop_that_was_never_started_stays_unchanged_on_a_refusal(
 
     response = put(interviewer, card, body)
 
-    assert response.status_code == 400
+    problem(response, 400, "rating_out_of_scale")
     assert Loop.objects.get(pk=panel.loop.pk).status == "scheduled"
     assert not QuestionRating.objects.exists()
 

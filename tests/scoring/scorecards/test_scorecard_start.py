@@ -10,6 +10,7 @@ from interviews.models import Interview
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import at_once, client_for, need
+from tests.problems import NOT_FOUND, detail, field_errors, not_signed_in
 from tests.scoring.helpers import card_json, state
 
 
@@ -51,7 +52,7 @@ def test_it_answers_404_for_an_interview_you_are_not_on(first: Interview, olga: 
 
     response = start(olga, first)
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert state() == before
 
 
@@ -63,7 +64,7 @@ def test_it_answers_404_to_an_interviewer_of_the_loop_on_another_interview(
 
     response = start(pia, second)
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert state() == before
 
 
@@ -72,7 +73,7 @@ def test_it_answers_404_to_a_recruiter_not_on_the_panel(first: Interview, recrui
 
     response = start(recruiter, first)
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert state() == before
 
 
@@ -82,25 +83,21 @@ def test_it_answers_404_for_an_unknown_interview(
 ) -> None:
     response = client_for(interviewer).post("/api/v1/scorecards/", {"interview": pk}, format="json")
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert not Scorecard.objects.exists()
 
 
 def test_it_refuses_a_body_without_an_interview(first: Interview, interviewer: User) -> None:
     response = client_for(interviewer).post("/api/v1/scorecards/", {}, format="json")
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"interview": ["This field is required."]},
-    )
+    assert field_errors(response) == {"interview": ["This field is required."]}
     assert not Scorecard.objects.exists()
 
 
 def test_it_refuses_anonymous_callers(first: Interview) -> None:
     response = APIClient().post("/api/v1/scorecards/", {"interview": first.pk}, format="json")
 
-    assert response.status_code == 403
-    assert response.json() == {"detail": "Authentication credentials were not provided."}
+    not_signed_in(response)
     assert not Scorecard.objects.exists()
 
 

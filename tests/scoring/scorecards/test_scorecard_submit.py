@@ -14,6 +14,7 @@ from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import at_once, client_for, need
+from tests.problems import NOT_FOUND, detail
 from tests.scoring.helpers import Built, card_json, draft, ratings_for, state, submitted
 
 
@@ -52,12 +53,8 @@ def test_it_refuses_a_card_with_unrated_questions_naming_them(
 
     response = submit(interviewer, card)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {
-            "detail": "Rate every question or mark it not asked before submitting: "
-            f"'{third}'; '{fourth}'"
-        },
+    assert detail(response, 400, "scorecard_incomplete") == (
+        f"Rate every question or mark it not asked before submitting: '{third}'; '{fourth}'"
     )
     assert state() == before
 
@@ -75,12 +72,8 @@ def test_it_counts_a_question_with_only_notes_as_unrated(
 
     response = submit(interviewer, card)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {
-            "detail": "Rate every question or mark it not asked before submitting: "
-            f"'{titles(first)[1]}'"
-        },
+    assert detail(response, 400, "scorecard_incomplete") == (
+        f"Rate every question or mark it not asked before submitting: '{titles(first)[1]}'"
     )
     assert state() == before
 
@@ -99,9 +92,8 @@ def test_it_refuses_a_question_not_asked_without_a_reason(
 
     response = submit(interviewer, card)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": f"Say why '{titles(first)[2]}' was not asked before submitting."},
+    assert detail(response, 400, "not_asked_reason_missing") == (
+        f"Say why '{titles(first)[2]}' was not asked before submitting."
     )
     assert state() == before
 
@@ -130,9 +122,8 @@ def test_it_refuses_a_card_without_a_recommendation(first: Interview, interviewe
 
     response = submit(interviewer, card)
 
-    assert (response.status_code, response.json()) == (
-        400,
-        {"detail": "Choose an overall recommendation before submitting."},
+    assert detail(response, 400, "recommendation_missing") == (
+        "Choose an overall recommendation before submitting."
     )
     assert state() == before
 
@@ -148,9 +139,8 @@ def test_it_answers_409_to_a_second_submission(first: Interview, interviewer: Us
     response = submit(interviewer, card)
 
     when = first_time.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
-    assert (response.status_code, response.json()) == (
-        409,
-        {"detail": f"This scorecard was already submitted at {when} UTC."},
+    assert detail(response, 409, "scorecard_already_submitted") == (
+        f"This scorecard was already submitted at {when} UTC."
     )
     assert state() == before
     assert Scorecard.objects.filter(status="submitted").count() == 1
@@ -164,7 +154,7 @@ def test_it_answers_404_on_someone_elses_card(
 
     for user in (pia, recruiter):
         response = submit(user, card)
-        assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+        assert detail(response, 404, "not_found") == NOT_FOUND
 
     assert state() == before
 
@@ -178,7 +168,7 @@ def test_it_answers_404_for_a_card_that_does_not_exist(
 
     response = submit(interviewer, Scorecard(pk=pk))
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
     assert state() == before
 
 

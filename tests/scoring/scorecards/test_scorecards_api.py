@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from interviews.models import Interview
 from tests.conftest import client_for
+from tests.problems import NOT_FOUND, detail, field_errors, not_signed_in, problem
 from tests.scoring.helpers import Built, card_json, count_queries, draft, submitted
 
 
@@ -47,8 +48,7 @@ def test_it_filters_by_interview_and_status(
 def test_it_refuses_an_unknown_status_filter(first: Interview, interviewer: User) -> None:
     response = client_for(interviewer).get("/api/v1/scorecards/?status=lost")
 
-    assert response.status_code == 400
-    assert response.json() == {
+    assert field_errors(response) == {
         "status": ["Select a valid choice. lost is not one of the available choices."]
     }
 
@@ -64,7 +64,7 @@ def test_it_shows_your_own_card(first: Interview, interviewer: User) -> None:
 def test_it_answers_404_for_an_unknown_card(first: Interview, interviewer: User) -> None:
     response = client_for(interviewer).get("/api/v1/scorecards/999999/")
 
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 def test_it_refuses_anonymous_callers(first: Interview, interviewer: User) -> None:
@@ -72,18 +72,17 @@ def test_it_refuses_anonymous_callers(first: Interview, interviewer: User) -> No
 
     for path in ("/api/v1/scorecards/", f"/api/v1/scorecards/{card.pk}/"):
         response = APIClient().get(path)
-        assert (response.status_code, response.json()) == (
-            403,
-            {"detail": "Authentication credentials were not provided."},
-        )
+        not_signed_in(response)
 
 
 def test_it_refuses_delete_and_patch(first: Interview, interviewer: User) -> None:
     card = draft(interviewer, first, summary="Kept")
     api = client_for(interviewer)
 
-    assert api.delete(f"/api/v1/scorecards/{card.pk}/").status_code == 405
-    assert api.patch(f"/api/v1/scorecards/{card.pk}/", {"summary": "x"}).status_code == 405
+    problem(api.delete(f"/api/v1/scorecards/{card.pk}/"), 405, "method_not_allowed")
+    problem(
+        api.patch(f"/api/v1/scorecards/{card.pk}/", {"summary": "x"}), 405, "method_not_allowed"
+    )
     assert card_json(card)["summary"] == "Kept"
 
 

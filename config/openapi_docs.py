@@ -1,0 +1,152 @@
+"""What the schema says about each operation beyond its types: summaries and examples.
+
+A summary per operation id, in one table, so a new operation without one fails
+tests/config/test_openapi.py rather than reaching clients as a bare id; and one
+example per success response, built from its schema where the view gives none
+(`example_for`), so docs and mock servers show a whole body.
+"""
+
+from typing import Any
+
+SUMMARIES = {
+    "auth_token_create": "Sign in for an API token",
+    "auth_token_destroy": "Revoke your API token",
+    "auth_token_rotate_create": "Replace your API token",
+    "calibration_history_list": "List past calibration snapshots",
+    "calibration_latest_retrieve": "Get the latest calibration snapshot",
+    "calibration_runs_create": "Start a calibration run",
+    "calibration_runs_retrieve": "Follow a calibration run",
+    "candidates_list": "List candidates",
+    "candidates_create": "Add a candidate",
+    "candidates_retrieve": "Get a candidate",
+    "candidates_partial_update": "Update a candidate",
+    "candidates_erase_create": "Erase a candidate's personal data",
+    "candidates_export_retrieve": "Export everything held about a candidate",
+    "competencies_list": "List competencies",
+    "competencies_create": "Add a competency",
+    "competencies_retrieve": "Get a competency",
+    "competencies_partial_update": "Update a competency",
+    "interviews_list": "List interviews",
+    "interviews_retrieve": "Get an interview",
+    "interviews_update": "Set an interview's panel and time",
+    "interviews_alternatives_list": "Rank replacements for one of an interview's questions",
+    "interviews_reorder_create": "Reorder an interview's questions",
+    "interviews_swap_create": "Swap one of an interview's questions",
+    "levels_list": "List levels",
+    "levels_retrieve": "Get a level",
+    "loop_templates_list": "List loop templates",
+    "loop_templates_create": "Save a loop template",
+    "loop_templates_retrieve": "Get a loop template",
+    "loop_templates_update": "Replace a loop template",
+    "loops_list": "List loops",
+    "loops_create": "Assemble a loop for a candidate",
+    "loops_retrieve": "Get a loop",
+    "loops_debrief_retrieve": "Read a loop's debrief",
+    "loops_decision_create": "Record a loop's hire or no-hire decision",
+    "loops_preview_create": "Preview the loop assembly would build",
+    "questions_list": "List questions in the bank",
+    "questions_create": "Add a question",
+    "questions_retrieve": "Get a question with its versions",
+    "questions_update": "Edit a question",
+    "roles_list": "List roles",
+    "roles_create": "Add a role",
+    "roles_retrieve": "Get a role",
+    "roles_partial_update": "Update a role",
+    "scorecards_list": "List scorecards you may read",
+    "scorecards_create": "Start your scorecard for an interview",
+    "scorecards_retrieve": "Get a scorecard",
+    "scorecards_update": "Save your draft scorecard",
+    "scorecards_amend_create": "Amend your submitted scorecard",
+    "scorecards_submit_create": "Submit your scorecard",
+    "webhooks_list": "List webhook subscriptions",
+    "webhooks_create": "Subscribe to webhook events",
+    "webhooks_retrieve": "Get a webhook subscription",
+    "webhooks_partial_update": "Update a webhook subscription",
+    "webhooks_destroy": "Delete a webhook subscription",
+    "webhooks_deliveries_list": "List a subscription's deliveries",
+    "webhooks_deliveries_replay_create": "Send a delivery again",
+}
+
+_BY_FORMAT = {
+    "date-time": "2026-12-01T09:00:00Z",
+    "date": "2026-12-01",
+    "email": "ada@example.com",
+    "uri": "https://ats.example.com/hooks/interview-kit",
+    "uuid": "3f0c5d3e-8a5e-4a53-9c5b-2f6a1c1e9b7d",
+}
+# Property names whose example reads better as the product's own words than as "string".
+_BY_NAME = {
+    "name": "Ada Lovelace",
+    "username": "demo-interviewer-1",
+    "interviewer": "demo-interviewer-1",
+    "by": "demo-recruiter",
+    "role": "AI Infrastructure Engineer",
+    "level": "L5",
+    "title": "Distributed training at scale",
+    "prompt": "How would you shard a 70B-parameter model across 64 GPUs?",
+    "reason": "Covers the slot's competencies at this level.",
+    "token": "h3Q0yq6g1mVbG1Ykq1YJt2nR.0s1A8cXyZkPqLmN",
+}
+_DEPTH = 6  # schemas nest (a loop's interviews' panelists); examples stop here
+
+
+def example_for(
+    schema: dict[str, Any], components: dict[str, Any], depth: int = 0, name: str = ""
+) -> Any:
+    """Return an example value of ``schema``: its own example, else one built from its types."""
+    if "$ref" in schema:
+        return example_for(components[schema["$ref"].rsplit("/", 1)[-1]], components, depth, name)
+    if "example" in schema:
+        return schema["example"]
+    if "allOf" in schema:
+        merged: dict[str, Any] = {}
+        for part in schema["allOf"]:
+            value = example_for(part, components, depth)
+            if isinstance(value, dict):
+                merged.update(value)
+            else:
+                return value
+        return merged
+    for key in ("oneOf", "anyOf"):
+        if key in schema:
+            return example_for(schema[key][0], components, depth)
+    if "enum" in schema:
+        return next((v for v in schema["enum"] if v is not None), None)
+    kind = schema.get("type")
+    if depth >= _DEPTH:
+        return [] if kind == "array" else {} if kind == "object" else None
+    if kind == "object" or "properties" in schema:
+        return {
+            key: example_for(prop, components, depth + 1, key)
+            for key, prop in schema.get("properties", {}).items()
+        }
+    if kind == "array":
+        return [example_for(schema.get("items", {}), components, depth + 1)]
+    if kind == "integer":
+        return max(1, schema.get("minimum", 1))
+    if kind == "number":
+        return 0.5
+    if kind == "boolean":
+        return False
+    if kind == "string":
+        return _BY_FORMAT.get(schema.get("format", ""), _BY_NAME.get(name, "string"))
+    return None
+
+
+def add_summaries_and_examples(
+    result: dict[str, Any], generator: Any, **kwargs: Any
+) -> dict[str, Any]:
+    """Give every operation its summary, and every JSON success response an example."""
+    components = result.get("components", {}).get("schemas", {})
+    for methods in result.get("paths", {}).values():
+        for operation in methods.values():
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            operation.setdefault("summary", SUMMARIES.get(operation["operationId"], ""))
+            for code, response in operation.get("responses", {}).items():
+                if not code.startswith("2"):
+                    continue
+                for media in response.get("content", {}).values():
+                    if "schema" in media and "example" not in media and "examples" not in media:
+                        media["example"] = example_for(media["schema"], components)
+    return result

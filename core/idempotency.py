@@ -1,0 +1,145 @@
+"""Safe retries of the API's creating POSTs: the Idempotency-Key header.
+
+A client that sends ``Idempotency-Key: <key>`` with a POST under /api/v1/ and
+retries it (a timeout, a dropped connection) gets the first answer again instead
+of a second loop or candidate. The rule, per caller and key, for 24 hours:
+
+=====================================  ==========================================
+the request                            answer
+=====================================  ==========================================
+first with this key                    run; its answer (below 500) is kept
+same key, same method, path and body   the kept answer, ``Idempotent-Replayed: true``
+same key, another path or body         422 ``idempotency_key_reused``, nothing run
+same key while the first still runs    409 ``idempotency_key_in_flight``
+a key over 255 characters, or empty    400 ``idempotency_key_invalid``
+=====================================  ==========================================
+
+The caller is who the credentials say, read before DRF authenticates: the
+Authorization header, else the session cookie (hashed; neither is stored). A
+request without either is not remembered: it can create nothing anyway. A 5xx
+answer is not kept, so the retry runs again. Keys live 24 hours.
+"""
+
+import hashlib
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+
+from config.problems import problem_response
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255
+LIFETIME = timedelta(hours=24)
+PREFIX = "/api/v1/"
+
+
+class IdempotentRequest(models.Model):
+    """A POST sent with an Idempotency-Key, and the answer it got (kept 24 hours)."""
+
+    caller = models.CharField(max_length=64)  # sha256 of the credentials
+    key = models.CharField(max_length=MAX_KEY_LENGTH)
+    fingerprint = models.CharField(max_length=64)  # sha256 of method, path and body
+    status = models.PositiveSmallIntegerField(null=True)  # null: still running
+    content_type = models.CharField(max_length=100, blank=True)
+    location = models.CharField(max_length=500, blank=True)
+    body = models.BinaryField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        app_label = "core"
+        constraints = [
+            models.UniqueConstraint(fields=["caller", "key"], name="one_request_per_caller_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.status or 'running'})"
+
+
+def _sha256(*parts: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
+    return digest.hexdigest()
+
+
+def _caller(request: HttpRequest) -> str | None:
+    credentials = request.headers.get("Authorization") or request.COOKIES.get(
+        settings.SESSION_COOKIE_NAME
+    )
+    return _sha256(credentials.encode()) if credentials else None
+
+
+def _replay(kept: IdempotentRequest) -> HttpResponse:
+    response = HttpResponse(bytes(kept.body), status=kept.status, content_type=kept.content_type)
+    if kept.location:
+        response["Location"] = kept.location
+    response["Idempotent-Replayed"] = "true"
+    return response
+
+
+class IdempotencyMiddleware:
+    """Apply the module's rule to POSTs under /api/v1/ that carry an Idempotency-Key."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = request.headers.get(HEADER)
+        if key is None or request.method != "POST" or not request.path.startswith(PREFIX):
+            return self.get_response(request)
+        if not key.strip() or len(key) > MAX_KEY_LENGTH:
+            return problem_response(
+                status=400,
+                code="idempotency_key_invalid",
+                detail=f"{HEADER} must be 1 to {MAX_KEY_LENGTH} characters.",
+                instance=request.path,
+            )
+        caller = _caller(request)
+        if caller is None:
+            return self.get_response(request)
+        fingerprint = _sha256(b"POST", request.path.encode(), request.body)
+        IdempotentRequest.objects.filter(created_at__lt=timezone.now() - LIFETIME).delete()
+        try:
+            with transaction.atomic():
+                claim = IdempotentRequest.objects.create(
+                    caller=caller, key=key, fingerprint=fingerprint
+                )
+        except IntegrityError:
+            return self._repeat(request, caller, key, fingerprint)
+        response = self.get_response(request)
+        if response.status_code >= 500 or getattr(response, "streaming", False):
+            claim.delete()  # let the retry run again
+            return response
+        claim.status = response.status_code
+        claim.content_type = response.get("Content-Type", "")
+        claim.location = response.get("Location", "")
+        claim.body = response.content
+        claim.save(update_fields=["status", "content_type", "location", "body"])
+        return response
+
+    def _repeat(
+        self, request: HttpRequest, caller: str, key: str, fingerprint: str
+    ) -> HttpResponse:
+        kept = IdempotentRequest.objects.filter(caller=caller, key=key).first()
+        if kept is None:  # expired and deleted between the two statements: run it
+            return self.get_response(request)
+        if kept.fingerprint != fingerprint:
+            return problem_response(
+                status=422,
+                code="idempotency_key_reused",
+                detail=f"This {HEADER} was used for another request; use a new key.",
+                instance=request.path,
+            )
+        if kept.status is None:
+            return problem_response(
+                status=409,
+                code="idempotency_key_in_flight",
+                detail=f"The first request with this {HEADER} is still running; retry shortly.",
+                instance=request.path,
+            )
+        return _replay(kept)

@@ -1,0 +1,41 @@
+"""A loopback receiver, subscriptions to it, and a loop to make events with."""
+
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User
+
+from core.webhooks import services
+from core.webhooks.models import EventType, WebhookSubscription
+from tests.core.webhooks.receiver import Receiver, receiving
+from tests.scoring.helpers import Built, Seat, build_loop
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with receiving() as running:
+        yield running
+
+
+@pytest.fixture
+def subscribe(lead: User, receiver: Receiver):  # type: ignore[no-untyped-def]
+    """Subscribe the receiver (or `url`) to the given event types."""
+
+    def make(
+        *kinds: str, include_details: bool = False, url: str = "", active: bool = True
+    ) -> WebhookSubscription:
+        return services.webhook_subscription_create(
+            url=url or receiver.url,
+            event_types=list(kinds) or EventType.values,
+            include_details=include_details,
+            active=active,
+            by=lead,
+        )
+
+    return make
+
+
+@pytest.fixture
+def loop(recruiter: User, interviewer: User) -> Built:
+    """A loop of one interview, Ines on its panel; the candidate has contact details."""
+    return build_loop(seats=[Seat(interviewers=[interviewer])], recruiter=recruiter)

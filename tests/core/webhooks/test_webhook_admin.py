@@ -1,0 +1,52 @@
+"""Webhooks in the admin: the secret on the page after the add, and never again."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from config.urls import urlpatterns  # noqa: F401  (admin autodiscovery)
+from core.models import AuditEvent
+from core.webhooks.models import WebhookDelivery, WebhookSubscription
+
+
+@pytest.fixture
+def root(client: Client, db: None) -> Client:
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    return client
+
+
+def test_adding_a_subscription_shows_its_secret_once_and_audits_it(root: Client) -> None:
+    response = root.post(
+        "/admin/core/webhooksubscription/add/",
+        {"url": "https://ats.example.com/hooks", "event_types": ["loop.decided"], "active": "on"},
+    )
+
+    assert response.status_code == 200
+    subscription = WebhookSubscription.objects.get()
+    assert subscription.event_types == ["loop.decided"]
+    assert subscription.secret in response.content.decode()
+    assert "no-store" in response["Cache-Control"]  # the admin's pages are never cached
+    assert AuditEvent.objects.get().action == "webhook.created"
+    change = root.get(f"/admin/core/webhooksubscription/{subscription.pk}/change/")
+    assert change.status_code == 200
+    assert subscription.secret not in change.content.decode()
+    assert "whsec_" not in change.content.decode()
+
+
+def test_it_refuses_an_ftp_target_writing_nothing(root: Client) -> None:
+    response = root.post(
+        "/admin/core/webhooksubscription/add/",
+        {"url": "ftp://ats.example.com/hooks", "event_types": ["loop.decided"]},
+    )
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "url": ["Enter an http:// or https:// URL."]
+    }
+    assert not WebhookSubscription.objects.exists()
+    assert not AuditEvent.objects.exists()
+
+
+def test_deliveries_cannot_be_added_or_deleted_by_themselves(root: Client) -> None:
+    assert root.get("/admin/core/webhookdelivery/add/").status_code == 403
+    assert not WebhookDelivery.objects.exists()
