@@ -1,6 +1,7 @@
 from django.contrib.auth.models import User
 from rest_framework import serializers
 
+from core.fields import ChosenField
 from interviews.assembly import Option
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Question, Role
@@ -87,6 +88,13 @@ class LoopSerializer(serializers.ModelSerializer):
         help_text="A panelist who still owes a scorecard here reads `scheduled` until the"
         " loop is decided: `in_progress` and `debrief` would tell them others submitted.",
     )
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="What assembly could not do as the template asked (a slot short of"
+        " questions, say), in words",
+    )
+    decision = ChosenField(choices=Loop.Decision.choices, help_text="null until decided")
     interviews = LoopInterviewSerializer(many=True)
 
     class Meta:

@@ -2,7 +2,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import django_filters
-from drf_spectacular.utils import extend_schema
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -102,17 +103,22 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     @extend_schema(
         request=ScorecardStartSerializer,
-        responses={201: ScorecardSerializer, 404: error("No such interview on your panel.")},
+        responses={
+            201: ScorecardSerializer,
+            200: OpenApiResponse(ScorecardSerializer, description="your draft, already started"),
+            404: error("No such interview on your panel."),
+        },
     )
     def create(self, request: Request) -> Response:
         """Start (or return) your draft scorecard for an interview you are on."""
         serializer = ScorecardStartSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         interview = Interview(pk=serializer.validated_data["interview"])  # 404 unless on its panel
+        asked_at = timezone.now()
         card = services.scorecard_start(interview=interview, by=signed_in(request))
-        return _with_version(
-            Response(selectors.scorecard_document(card), status=status.HTTP_201_CREATED), card
-        )
+        # Starting again returns the draft already there: 200, not a second 201.
+        code = status.HTTP_201_CREATED if card.created_at >= asked_at else status.HTTP_200_OK
+        return _with_version(Response(selectors.scorecard_document(card), status=code), card)
 
     @extend_schema(
         request=ScorecardInputSerializer,

@@ -363,7 +363,7 @@ def scorecard_documents(cards: Sequence[Scorecard]) -> list[dict[str, Any]]:
             "interviewer": card.interviewer.username,
             "is_shadow": card.is_shadow,
             "status": card.status,
-            "recommendation": card.recommendation,
+            "recommendation": card.recommendation or None,  # null until chosen
             "summary": card.summary,
             "submitted_at": _local(card.submitted_at),
             "updated_at": _local(card.updated_at),
@@ -416,7 +416,7 @@ def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
             "role": role,
             "level": level,
             "status": visibility.status_seen(status=status, blind=blind),
-            "decision": decision,
+            "decision": decision or None,  # null until decided
             "decision_rationale": rationale,
             "decided_by": decided_by,
             "decided_at": _local(sql.aware(decided_at)),

@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.fields import ChosenField
 from interviews.models import Loop
 from kit.models import FollowUp, RubricItem
 from scoring.models import Amendment, QuestionRating, Scorecard
@@ -44,6 +45,9 @@ class AmendmentSerializer(serializers.ModelSerializer):
 class ScorecardSerializer(serializers.ModelSerializer):
     interviewer = serializers.CharField(source="interviewer.username")
     loop = serializers.IntegerField(source="interview.loop_id")
+    recommendation = ChosenField(
+        choices=Scorecard.Recommendation.choices, help_text="null until chosen"
+    )
     ratings = RatingSerializer(many=True)
     amendments = AmendmentSerializer(many=True)
 
@@ -116,6 +120,7 @@ class DebriefLoopSerializer(serializers.ModelSerializer):
     role = serializers.CharField(source="role.name")
     level = serializers.CharField(source="level.name")
     decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
+    decision = ChosenField(choices=Loop.Decision.choices, help_text="null until decided")
 
     class Meta:
         model = Loop

@@ -296,10 +296,15 @@ def test_every_documented_status_code_was_seen() -> None:
     # 429 and 503 can come from any operation; the fuzz runs under the rates and with
     # the database up, so tests/config/test_api_throttling.py and
     # test_database_unavailable.py show them instead.
+    # 412, 413, 415 and 422 need a stale If-Match, an oversized body, a body that is not
+    # JSON or a reused Idempotency-Key, which generated cases rarely hold: the tests in
+    # tests/config (test_etags, test_request_size, test_problem_details,
+    # test_idempotency) and tests/scoring/scorecards/test_scorecard_versions.py show them.
+    elsewhere = ANYWHERE | {412, 413, 415, 422}
     never = {
-        label: sorted(codes - seen[label] - ANYWHERE)
+        label: sorted(codes - seen[label] - elsewhere)
         for label, codes in documented.items()
-        if codes - seen[label] - ANYWHERE
+        if codes - seen[label] - elsewhere
     }
     assert not never, "documented, never seen:\n" + "\n".join(
         f"{label}: {codes} (seen {sorted(seen[label])})" for label, codes in sorted(never.items())

@@ -33,7 +33,7 @@ def expected(loop: Loop, slots: list[tuple[str, int, list[tuple[str, int, str]]]
         "level": "L5",
         "status": "draft",
         "warnings": loop.warnings,
-        "decision": "",
+        "decision": None,
         "decided_at": None,
         "created_at": iso(loop.created_at),
         "interviews": [
@@ -218,7 +218,7 @@ def test_it_lists_loops_newest_first(recruiter, world, panels):
                 "level": "L5",
                 "status": status,
                 "warnings": [],
-                "decision": "",
+                "decision": None,
                 "created_at": iso(loop.created_at),
             }
             for loop, status in [(second, "draft"), (panels, "scheduled")]

@@ -236,7 +236,7 @@ def card_json(card: Scorecard) -> dict[str, Any]:
         "interviewer": card.interviewer.username,
         "is_shadow": card.is_shadow,
         "status": card.status,
-        "recommendation": card.recommendation,
+        "recommendation": card.recommendation or None,
         "summary": card.summary,
         "submitted_at": iso(card.submitted_at),
         "updated_at": iso(card.updated_at),

@@ -24,7 +24,7 @@ def loop_json(loop: Loop) -> dict[str, Any]:
         "role": "AI Infrastructure Engineer",
         "level": "L5",
         "status": loop.status,
-        "decision": "",
+        "decision": None,
         "decision_rationale": "",
         "decided_by": None,
         "decided_at": None,

@@ -32,10 +32,14 @@ def test_it_starts_an_empty_draft_for_an_interviewer_on_the_panel(
 
 
 def test_it_returns_the_same_draft_when_started_twice(first: Interview, interviewer: User) -> None:
-    one = start(interviewer, first).json()
-    two = start(interviewer, first).json()
+    one = start(interviewer, first)
+    two = start(interviewer, first)
 
-    assert one["id"] == two["id"]
+    # The first creates the draft (201, with its Location); the second finds it (200).
+    assert (one.status_code, two.status_code) == (201, 200)
+    assert one["Location"] == f"/api/v1/scorecards/{one.json()['id']}/"
+    assert "Location" not in two
+    assert one.json()["id"] == two.json()["id"]
     assert Scorecard.objects.count() == 1
 
 
