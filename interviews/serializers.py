@@ -100,8 +100,8 @@ class LoopSerializer(serializers.ModelSerializer):
     class Meta:
         model = Loop
         fields = [
-            "id", "candidate", "role", "level", "status", "warnings", "decision",
-            "decided_at", "created_at", "interviews",
+            "id", "candidate", "role_id", "role", "level_id", "level", "status", "warnings",
+            "decision", "decided_at", "created_at", "interviews",
         ]  # fmt: skip
 
 
@@ -110,7 +110,9 @@ class LoopListSerializer(LoopSerializer):
         fields = [
             "id",
             "candidate",
+            "role_id",
             "role",
+            "level_id",
             "level",
             "status",
             "warnings",

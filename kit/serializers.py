@@ -1,5 +1,6 @@
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.validators import validate_one_line
@@ -22,17 +23,35 @@ from kit.models import (
 from kit.services import check_level_range
 
 
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "integer"}, {"type": "string"}],
+        "description": "the object's id, or its name (a role's or level's name, a"
+        " competency's slug, a user's username)",
+    }
+)
 class NamedRelatedField(serializers.SlugRelatedField):
-    """An object named by a unique text field (a role's name, a user's username).
+    """An object named by its id or by a unique text field (a role's name, a username).
 
-    A name with a NUL character is refused before it reaches the database:
-    PostgreSQL cannot compare text holding one and fails the query (a 500 the
-    schemathesis fuzz found on POST /questions/).
+    Integers are ids (what responses carry as `<field>_id` or `id`); text is the name,
+    as bodies took before ids were accepted. A name with a NUL character is refused
+    before it reaches the database: PostgreSQL cannot compare text holding one and
+    fails the query (a 500 the schemathesis fuzz found on POST /questions/).
     """
 
-    default_error_messages = {"null_characters": "Null characters are not allowed."}
+    default_error_messages = {
+        "null_characters": "Null characters are not allowed.",
+        "no_such_id": "No object with id {value}.",
+    }
 
     def to_internal_value(self, data: object) -> object:
+        if isinstance(data, int) and not isinstance(data, bool):
+            queryset = self.get_queryset()
+            assert queryset is not None  # every use names one
+            found = queryset.filter(pk=data).first() if 0 < data < 2**63 else None
+            if found is None:
+                self.fail("no_such_id", value=data)
+            return found
         if isinstance(data, str) and "\x00" in data:
             self.fail("null_characters")
         return super().to_internal_value(data)

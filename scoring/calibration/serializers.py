@@ -10,7 +10,9 @@ class CalibrationScopeSerializer(serializers.Serializer):
 
 class SnapshotSerializer(serializers.Serializer):
     id = serializers.IntegerField()
+    role_id = serializers.IntegerField()
     role = serializers.CharField(source="role.name")
+    level_id = serializers.IntegerField(allow_null=True)
     level = serializers.CharField(source="level.name", allow_null=True, default=None)
     computed_at = serializers.DateTimeField()
     watermark = serializers.CharField()
@@ -18,6 +20,7 @@ class SnapshotSerializer(serializers.Serializer):
 
 class CalibrationJobSerializer(serializers.Serializer):
     id = serializers.IntegerField()
+    role_id = serializers.IntegerField()
     role = serializers.CharField(source="role.name")
     status = serializers.ChoiceField(choices=CalibrationJob.Status.choices)
     progress = serializers.IntegerField(help_text="percent done")

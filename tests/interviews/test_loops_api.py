@@ -1,9 +1,11 @@
 """/api/v1/loops/: create (assemble), preview, list and read."""
 
 import pytest
+from django.contrib.auth.models import User
 
 from interviews import services
 from interviews.models import InterviewQuestion, Loop
+from kit.models import Level
 from tests.conftest import client_for
 from tests.interviews.helpers import iso, pinned, snapshot
 from tests.problems import detail, field_errors
@@ -29,7 +31,9 @@ def expected(loop: Loop, slots: list[tuple[str, int, list[tuple[str, int, str]]]
     return {
         "id": loop.pk,
         "candidate": {"id": loop.candidate_id, "name": loop.candidate.name},
+        "role_id": loop.role_id,
         "role": "AI Infrastructure Engineer",
+        "level_id": loop.level_id,
         "level": "L5",
         "status": "draft",
         "warnings": loop.warnings,
@@ -214,7 +218,9 @@ def test_it_lists_loops_newest_first(recruiter, world, panels):
             {
                 "id": loop.pk,
                 "candidate": {"id": loop.candidate_id, "name": loop.candidate.name},
+                "role_id": loop.role_id,
                 "role": "AI Infrastructure Engineer",
+                "level_id": loop.level_id,
                 "level": "L5",
                 "status": status,
                 "warnings": [],
@@ -247,3 +253,30 @@ def test_it_reads_one_loop_with_its_panels(recruiter, panels):
     ]
     assert [len(i["questions"]) for i in data["interviews"]] == [2, 2]
     assert InterviewQuestion.objects.filter(loop=panels).count() == 4
+
+
+@pytest.mark.django_db
+def test_a_loop_may_name_its_role_and_level_by_id(world, recruiter: User) -> None:  # type: ignore[no-untyped-def]
+    level = Level.objects.get(name="L5")
+
+    response = client_for(recruiter).post(
+        "/api/v1/loops/",
+        {"candidate": world.candidate.pk, "role": world.role.pk, "level": level.pk},
+    )
+
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["role_id"], body["role"]) == (world.role.pk, world.role.name)
+    assert (body["level_id"], body["level"]) == (level.pk, "L5")
+
+
+@pytest.mark.django_db
+def test_an_unknown_role_id_is_a_field_error_and_builds_nothing(world, recruiter: User) -> None:  # type: ignore[no-untyped-def]
+    before = Loop.objects.count()
+
+    response = client_for(recruiter).post(
+        "/api/v1/loops/", {"candidate": world.candidate.pk, "role": 999_999, "level": "L5"}
+    )
+
+    assert field_errors(response) == {"role": ["No object with id 999999."]}
+    assert Loop.objects.count() == before

@@ -54,6 +54,7 @@ def job_json(job: CalibrationJob) -> dict[str, Any]:
     job.refresh_from_db()
     return {
         "id": job.pk,
+        "role_id": job.role_id,
         "role": job.role.name,
         "status": job.status,
         "progress": job.progress,
@@ -187,7 +188,9 @@ def test_latest_reads_with_a_fixed_number_of_queries(
 def snapshot_json(snapshot: CalibrationSnapshot) -> dict[str, Any]:
     return {
         "id": snapshot.pk,
+        "role_id": snapshot.role_id,
         "role": snapshot.role.name,
+        "level_id": snapshot.level_id,
         "level": snapshot.level.name if snapshot.level else None,
         "computed_at": iso(snapshot.computed_at),
         "watermark": snapshot.watermark,
