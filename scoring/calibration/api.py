@@ -1,7 +1,10 @@
 """The calibration API: the latest snapshot, history, starting and following runs."""
 
+from typing import Any
+
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import generics, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
@@ -20,6 +23,7 @@ from scoring.calibration.serializers import (
     CalibrationScopeSerializer,
     SnapshotSerializer,
 )
+from scoring.models import CalibrationSnapshot
 
 
 class IsLead(BasePermission):
@@ -68,22 +72,28 @@ class CalibrationLatestView(APIView):
         return Response(selectors.result_visible_to(user=request.user, snapshot=snapshot))
 
 
-class CalibrationHistoryView(APIView):
-    """Past snapshots of a scope, newest first (calibration leads)."""
+class CalibrationHistoryView(generics.ListAPIView):
+    """Past snapshots of a scope, newest first (calibration leads), a page at a time."""
 
     permission_classes = [IsLead]
+    serializer_class = SnapshotSerializer
+    filter_backends: list[Any] = []  # the scope is the filter: ?role= and ?level=
+
+    def get_queryset(self) -> QuerySet[CalibrationSnapshot]:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return CalibrationSnapshot.objects.none()
+        role, level = _scope(self.request)
+        return selectors.snapshot_history(role=role, level=level)
 
     @extend_schema(
         parameters=[CalibrationScopeSerializer],
         responses={
             200: SnapshotSerializer(many=True),
-            404: error("No such role or level."),
+            404: error("No such role or level, or a page past the end."),
         },
     )
-    def get(self, request: Request) -> Response:
-        role, level = _scope(request)
-        history = selectors.snapshot_history(role=role, level=level)
-        return Response(SnapshotSerializer(history, many=True).data)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
 
 class CalibrationRunsView(APIView):

@@ -35,14 +35,13 @@ def latest_snapshot(*, role: Role, level: Level | None = None) -> CalibrationSna
     )
 
 
-def snapshot_history(
-    *, role: Role, level: Level | None = None, limit: int = 50
-) -> list[CalibrationSnapshot]:
-    return list(
+def snapshot_history(*, role: Role, level: Level | None = None) -> QuerySet[CalibrationSnapshot]:
+    """Return a scope's snapshots, newest first, without their results (the API pages them)."""
+    return (
         CalibrationSnapshot.objects.filter(role=role, level=level)
         .select_related("role", "level")
         .order_by("-computed_at", "-id")
-        .defer("result")[:limit]
+        .defer("result")
     )
 
 

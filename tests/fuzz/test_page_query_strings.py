@@ -79,7 +79,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "webhook-list": LIST,
     "webhook-deliveries": LIST,
     "calibration-latest": {"role": NAME, "level": NAME},
-    "calibration-history": {"role": NAME, "level": NAME},
+    "calibration-history": {**LIST, "role": NAME, "level": NAME},
     "schema": {"lang": CHOICE, "version": TEXT},
     "swagger-ui": {"format": CHOICE, "lang": CHOICE, "script": TEXT},
 }

@@ -205,14 +205,19 @@ def test_a_lead_reads_the_history_newest_first(lead: User, calibrated: Calibrate
     response = client_for(lead).get(HISTORY, {"role": ROLE})
 
     assert response.status_code == 200
-    assert response.json() == [snapshot_json(newer), snapshot_json(calibrated.snapshot)]
+    assert response.json() == {
+        "count": 2,
+        "next": None,
+        "previous": None,
+        "results": [snapshot_json(newer), snapshot_json(calibrated.snapshot)],
+    }
 
 
 def test_the_history_of_a_level(lead: User, calibrated: Calibrated) -> None:
     response = client_for(lead).get(HISTORY, {"role": ROLE, "level": "L5"})
 
     assert response.status_code == 200
-    assert response.json() == [snapshot_json(calibrated.level_snapshot)]
+    assert response.json()["results"] == [snapshot_json(calibrated.level_snapshot)]
 
 
 @pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
@@ -237,11 +242,26 @@ def test_history_reads_many_snapshots_with_a_fixed_number_of_queries(
     # 1. the lead's groups (IsLead)
     # 2. the role by name
     # 3. the level by name
-    # 4. the snapshots, with their role and level joined (not one query per snapshot)
-    with django_assert_max_num_queries(4):
-        response = client.get(HISTORY, {"role": ROLE, "level": "L5"})
+    # 4. the count, for the page
+    # 5. the page of snapshots, with their role and level joined (not one query each)
+    with django_assert_max_num_queries(5):
+        response = client.get(HISTORY, {"role": ROLE, "level": "L5", "page_size": 20})
     assert response.status_code == 200
-    assert len(response.json()) == 30
+    assert response.json()["count"] == 30
+    assert len(response.json()["results"]) == 20
+    assert "page=2" in response.json()["next"]
+
+
+def test_history_pages_are_bounded(lead: User, role: Role) -> None:
+    CalibrationSnapshot.objects.bulk_create(
+        CalibrationSnapshot(role=role, level=None, watermark=f"w{n}", result={}) for n in range(210)
+    )
+
+    response = client_for(lead).get(HISTORY, {"role": ROLE, "page_size": 1000})
+
+    assert len(response.json()["results"]) == 200  # max_page_size
+    past = client_for(lead).get(HISTORY, {"role": ROLE, "page": 99})
+    assert detail(past, 404, "not_found") == "Invalid page."
 
 
 # --- runs ---------------------------------------------------------------------------------
@@ -311,7 +331,7 @@ def test_new_ratings_run_a_job_after_commit_and_latest_shows_its_snapshot(
     latest = client_for(lead).get(LATEST, {"role": ROLE}).json()
     assert latest == lead_view(job.snapshot.result)
     assert latest["inputs"]["ratings"] == calibrated.snapshot.result["inputs"]["ratings"] + 1
-    history = client_for(lead).get(HISTORY, {"role": ROLE}).json()
+    history = client_for(lead).get(HISTORY, {"role": ROLE}).json()["results"]
     assert [h["id"] for h in history] == [job.snapshot_id, calibrated.snapshot.pk]
 
 
