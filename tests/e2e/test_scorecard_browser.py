@@ -195,3 +195,33 @@ def test_submitting_while_an_autosave_is_on_the_wire_waits_for_its_answer(
     assert before.count("autosave sent") == before.count("autosave answered") == 1, wire.events
     card = User.objects.get(username="ines").scorecards.get()
     assert (card.status, card.summary) == ("submitted", "Held on the wire, then submitted.")
+
+
+def test_a_second_tab_is_told_when_the_first_saved_the_draft_and_stops_saving(
+    live_server, page, loop: Built
+) -> None:  # type: ignore[no-untyped-def]
+    interview = loop.interviews[0]
+    url = f"{live_server.url}/interviews/{interview.pk}/scorecard/"
+    sign_in(page, live_server, "ines")
+    page.wait_for_selector("button:has-text('Sign out')")
+    page.goto(url)
+    phone = page.context.new_page()  # the same session, another tab
+    phone.goto(url)
+
+    page.fill("textarea[name='summary']", "Written on the laptop")
+    wait_saved(page)
+    phone.fill("textarea[name='summary']", "Typed on the phone")
+
+    alert = phone.locator("#changed-elsewhere")
+    expect(alert).to_contain_text("This draft was changed in another tab or on another device.")
+    expect(alert.get_by_role("button", name="Reload")).to_be_visible()
+    screenshot(phone, "scorecard-changed-elsewhere")
+    phone.fill("textarea[name='summary']", "Typed on the phone, again")
+    expect(phone.locator("#autosave")).to_have_text(
+        "Not saved: this draft was changed elsewhere. Reload to continue."
+    )
+
+    # Nothing the stale tab typed reached the draft; reloading shows the laptop's.
+    alert.get_by_role("button", name="Reload").click()
+    expect(phone.locator("textarea[name='summary']")).to_have_value("Written on the laptop")
+    expect(phone.locator("#changed-elsewhere")).to_have_count(0)
