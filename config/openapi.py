@@ -320,3 +320,57 @@ def add_http_conventions(result: dict[str, Any], generator: Any, **kwargs: Any) 
                 operation.setdefault("parameters", []).append(IF_MATCH)
                 responses.setdefault("412", {"description": DESCRIPTIONS[412]})
     return result
+
+
+def _type_of(schema: dict[str, Any], components: dict[str, Any]) -> str | None:
+    if "$ref" in schema:
+        schema = components.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    kind = schema.get("type")
+    return kind if isinstance(kind, str) else "object" if "properties" in schema else None
+
+
+def _allows_null(schema: dict[str, Any], components: dict[str, Any]) -> bool:
+    if "$ref" in schema:
+        schema = components.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    return None in schema.get("enum", [])
+
+
+def type_nullable_schemas(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
+    """Give every `nullable` schema the `type` beside it that OpenAPI 3.0 asks for.
+
+    drf-spectacular writes a nullable reference as `allOf: [$ref], nullable: true` and a
+    nullable choice as `oneOf: [Enum, NullEnum], nullable: true`, with no `type`, which
+    OpenAPI 3.0 leaves undefined (Redocly's nullable-type-sibling). Here a reference gets
+    its target's type; a choice whose branches already allow null drops the outer
+    flag; a union of scalars carries the flag on each branch instead. And an operation
+    that needs no credentials says so with `security: []` rather than by silence.
+    """
+    components = result.get("components", {}).get("schemas", {})
+
+    def fix(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                fix(item)
+            return
+        if not isinstance(node, dict):
+            return
+        if node.get("nullable") and "type" not in node:
+            branches = node.get("allOf") or node.get("oneOf") or node.get("anyOf") or []
+            if "allOf" in node and len(branches) == 1 and _type_of(branches[0], components):
+                node["type"] = _type_of(branches[0], components)
+            elif any(_allows_null(branch, components) for branch in branches):
+                del node["nullable"]
+            elif branches and all("type" in branch for branch in branches):
+                del node["nullable"]
+                for branch in branches:
+                    branch["nullable"] = True
+        for value in node.values():
+            fix(value)
+
+    fix(components)
+    fix(result.get("paths", {}))
+    for methods in result.get("paths", {}).values():
+        for method, operation in methods.items():
+            if method in HTTP_METHODS:
+                operation.setdefault("security", [])
+    return result

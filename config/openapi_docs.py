@@ -87,7 +87,7 @@ _BY_NAME = {
     "reason": "Covers the slot's competencies at this level.",
     "token": "h3Q0yq6g1mVbG1Ykq1YJt2nR.0s1A8cXyZkPqLmN",
 }
-_DEPTH = 6  # schemas nest (a loop's interviews' panelists); examples stop here
+_DEPTH = 10  # schemas nest (a loop's interviews' panelists); examples stop here
 
 
 def example_for(

@@ -285,6 +285,8 @@ SPECTACULAR_SETTINGS = {
         "config.openapi.add_http_conventions",
         # Every operation's error responses and their bodies (see config/openapi.py).
         "config.openapi.add_error_responses",
+        # A type beside every nullable, as OpenAPI 3.0 asks (Redocly's lint).
+        "config.openapi.type_nullable_schemas",
         # Every member of a response component is sent, so every one is required.
         "config.openapi.require_response_fields",
         # A summary per operation and an example per success response (config/openapi_docs.py).

@@ -290,8 +290,6 @@ class CalibrationSnapshotResultSerializer(serializers.Serializer):
     )
 
 
-
-
 def _example() -> dict[str, Any]:
     """Return a lead's view of a small role's snapshot, one row per list."""
     return {

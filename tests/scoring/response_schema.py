@@ -51,7 +51,8 @@ def strict(node: Any) -> Any:
         out["additionalProperties"] = False
     if not out.pop("nullable", False):
         return out
-    if isinstance(out.get("type"), str) and "enum" not in out:
+    composed = {"enum", "allOf", "oneOf", "anyOf"} & set(out)
+    if isinstance(out.get("type"), str) and not composed:
         return {**out, "type": [out["type"], "null"]}
     return {"anyOf": [out, {"type": "null"}]}
 
@@ -103,7 +104,7 @@ def free_spots(node: Any, where: str) -> Iterator[str]:
     if not isinstance(node, dict) or not SHAPED & set(node):
         yield where
         return
-    if node.get("type") == "object" and "properties" not in node:
+    if node.get("type") == "object" and not {"properties", "allOf", "oneOf", "anyOf"} & set(node):
         extra = node.get("additionalProperties")
         if not isinstance(extra, dict):
             yield where

@@ -99,7 +99,8 @@ def test_it_saves_an_incomplete_draft(first: Interview, interviewer: User) -> No
 
     assert response.status_code == 200
     assert response.json() == card_json(card)
-    assert (response.json()["recommendation"], len(response.json()["ratings"])) == (None, 1)  # not chosen yet
+    # No recommendation chosen yet: null.
+    assert (response.json()["recommendation"], len(response.json()["ratings"])) == (None, 1)
 
 
 def test_it_replaces_the_whole_card_so_a_missing_rating_is_removed(
