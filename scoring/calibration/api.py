@@ -31,15 +31,23 @@ class IsLead(BasePermission):
         return request.user.is_authenticated and is_lead(request.user)
 
 
+def _named(model: type[Role] | type[Level], given: str) -> Any:
+    """Return the role or level named ``given`` (any case), or whose id it is; else None."""
+    found = model.objects.filter(name__iexact=given).first()
+    if found is None and given.isdigit() and int(given) < 2**63:
+        found = model.objects.filter(pk=int(given)).first()
+    return found
+
+
 def _scope(request: Request) -> tuple[Role, Level | None]:
     serializer = CalibrationScopeSerializer(data=request.query_params)
     serializer.is_valid(raise_exception=True)
-    role = Role.objects.filter(name__iexact=serializer.validated_data["role"]).first()
+    role = _named(Role, serializer.validated_data["role"])
     if role is None:
         raise NotFound(f"No role named '{serializer.validated_data['role']}'.")
     level = None
     if serializer.validated_data.get("level"):
-        level = Level.objects.filter(name__iexact=serializer.validated_data["level"]).first()
+        level = _named(Level, serializer.validated_data["level"])
         if level is None:
             raise NotFound(f"No level named '{serializer.validated_data['level']}'.")
     return role, level
@@ -105,7 +113,7 @@ class CalibrationRunsView(APIView):
     def post(self, request: Request) -> Response:
         serializer = CalibrationRunInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        role = Role.objects.filter(name__iexact=serializer.validated_data["role"]).first()
+        role = _named(Role, serializer.validated_data["role"])
         if role is None:
             name = serializer.validated_data["role"]
             raise ValidationError({"role": [f"No role named '{name}'."]})

@@ -4,8 +4,12 @@ from scoring.models import CalibrationJob
 
 
 class CalibrationScopeSerializer(serializers.Serializer):
-    role = serializers.CharField(help_text="role name, e.g. AI Infrastructure Engineer")
-    level = serializers.CharField(required=False, help_text="level name, e.g. L5; omit for all")
+    role = serializers.CharField(
+        help_text="the role's name (any case), e.g. AI Infrastructure Engineer, or its id"
+    )
+    level = serializers.CharField(
+        required=False, help_text="the level's name, e.g. L5, or its id; omit for all levels"
+    )
 
 
 class SnapshotSerializer(serializers.Serializer):
@@ -33,4 +37,4 @@ class CalibrationJobSerializer(serializers.Serializer):
 
 
 class CalibrationRunInputSerializer(serializers.Serializer):
-    role = serializers.CharField()
+    role = serializers.CharField(help_text="the role's name (any case) or its id")

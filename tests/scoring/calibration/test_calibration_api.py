@@ -86,6 +86,23 @@ def test_the_role_name_is_matched_without_case(lead: User, calibrated: Calibrate
     assert response.json()["scope"] == {"role": ROLE, "level": None}
 
 
+def test_the_scope_may_name_the_role_and_level_by_id(lead: User, calibrated: Calibrated) -> None:
+    level = calibrated.level_snapshot.level
+    assert level is not None
+
+    by_id = client_for(lead).get(LATEST, {"role": calibrated.role.pk, "level": level.pk})
+    history = client_for(lead).get(HISTORY, {"role": calibrated.role.pk})
+
+    assert by_id.json() == client_for(lead).get(LATEST, {"role": ROLE, "level": "L5"}).json()
+    assert history.json()["count"] == 1
+
+
+def test_an_unknown_role_id_is_a_404(lead: User, calibrated: Calibrated) -> None:
+    response = client_for(lead).get(LATEST, {"role": 999_999})
+
+    assert detail(response, 404, "not_found") == "No role named '999999'."
+
+
 def test_an_interviewer_reads_only_their_own_row(interviewer: User, calibrated: Calibrated) -> None:
     response = client_for(interviewer).get(LATEST, {"role": ROLE})
 
@@ -276,7 +293,7 @@ def test_a_lead_starts_a_run_and_a_second_request_joins_it(
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         first = client.post(RUNS, {"role": ROLE}, format="json")
-        second = client.post(RUNS, {"role": ROLE.lower()}, format="json")
+        second = client.post(RUNS, {"role": calibrated.role.pk}, format="json")  # by id
 
     assert (first.status_code, second.status_code) == (202, 202)
     job = CalibrationJob.objects.get(status="queued")
