@@ -67,6 +67,96 @@ SUMMARIES = {
     "webhooks_deliveries_replay_create": "Send a delivery again",
 }
 
+# The codes each operation's errors can carry (problem details' `code`), beyond the
+# ones every operation of its kind can (GENERIC_CODES). tests/config/test_openapi.py
+# holds every code the services raise to being listed here or in PAGE_ONLY_CODES.
+_RATING = [
+    "question_not_in_interview", "question_rated_twice", "rating_for_question_not_asked",
+    "rating_out_of_scale", "rubric_item_foreign", "follow_up_foreign",
+    "unknown_recommendation", "loop_decided",
+]  # fmt: skip
+_TEMPLATE = ["template_without_slots", "unknown_competency"]
+_PANEL = [
+    "panel_empty", "interviewer_listed_twice", "shadow_is_interviewer", "time_incomplete",
+    "time_reversed", "interview_clash", "interviewer_busy", "loop_decided",
+]  # fmt: skip
+ERROR_CODES: dict[str, dict[int, list[str]]] = {
+    "auth_token_create": {403: ["password_login_off"], 429: ["locked_out"]},
+    "candidates_erase_create": {409: ["candidate_already_erased"]},
+    "interviews_update": {400: _PANEL},
+    "interviews_swap_create": {400: ["question_not_eligible", "loop_decided"]},
+    "interviews_reorder_create": {400: ["order_incomplete", "loop_decided"]},
+    "loop_templates_create": {400: _TEMPLATE},
+    "loop_templates_update": {400: [*_TEMPLATE, "template_moved"]},
+    "loops_create": {400: ["no_loop_template"]},
+    "loops_preview_create": {400: ["no_loop_template"]},
+    "loops_decision_create": {
+        400: [
+            "unknown_decision",
+            "rationale_missing",
+            "hire_waits_for_interviews",
+            "hire_waits_for_scorecards",
+        ],
+        409: ["loop_already_decided"],
+    },
+    "questions_create": {400: ["unknown_status"]},
+    "questions_update": {400: ["unknown_status"]},
+    "scorecards_create": {400: ["loop_decided"]},
+    "scorecards_update": {
+        400: _RATING,
+        409: ["scorecard_already_submitted"],
+        412: ["scorecard_changed_elsewhere"],
+    },
+    "scorecards_submit_create": {
+        400: [
+            "scorecard_incomplete",
+            "scorecard_too_few_rated",
+            "not_asked_reason_missing",
+            "recommendation_missing",
+            "loop_decided",
+        ],
+        409: ["scorecard_already_submitted"],
+    },
+    "scorecards_amend_create": {
+        400: [
+            "amendment_of_draft",
+            "amendment_reason_missing",
+            "recommendation_missing",
+            "amendment_empty",
+            "scorecard_incomplete",
+            "scorecard_too_few_rated",
+            "not_asked_reason_missing",
+            *_RATING,
+        ],
+    },
+    "webhooks_deliveries_replay_create": {409: ["webhook_subscription_inactive"]},
+}
+# What any operation's response of that status can carry.
+GENERIC_CODES: dict[int, list[str]] = {
+    400: ["validation_error", "parse_error", "bad_query", "input_refused"],
+    401: ["not_authenticated", "authentication_failed", "token_expired", "token_revoked"],
+    403: ["permission_denied"],
+    404: ["not_found"],
+    405: ["method_not_allowed"],
+    412: ["precondition_failed"],
+    413: ["request_too_large"],
+    415: ["unsupported_media_type"],
+    429: ["throttled"],
+    503: ["database_unavailable"],
+}  # fmt: skip
+# What a POST sent with an Idempotency-Key can answer besides (core/idempotency.py).
+IDEMPOTENCY_CODES: dict[int, list[str]] = {
+    400: ["idempotency_key_invalid"],
+    409: ["idempotency_key_in_flight"],
+    422: ["idempotency_key_reused"],
+}
+# Raised by services behind the pages only (calibration exercises, the scorecard form).
+PAGE_ONLY_CODES = {
+    "exercise_too_few_answers", "exercise_title_missing", "exercise_not_invited",
+    "exercise_no_invitees", "exercise_closed", "exercise_answer_unknown",
+    "exercise_answer_empty", "exercise_already_closed", "rating_not_a_number", "bad_ids",
+}  # fmt: skip
+
 _BY_FORMAT = {
     "date-time": "2026-12-01T09:00:00Z",
     "date": "2026-12-01",
@@ -139,10 +229,11 @@ def add_summaries_and_examples(
     """Give every operation its summary, and every JSON success response an example."""
     components = result.get("components", {}).get("schemas", {})
     for methods in result.get("paths", {}).values():
-        for operation in methods.values():
+        for method, operation in methods.items():
             if not isinstance(operation, dict) or "operationId" not in operation:
                 continue
             operation.setdefault("summary", SUMMARIES.get(operation["operationId"], ""))
+            _name_codes(operation, posted=method == "post")
             for code, response in operation.get("responses", {}).items():
                 if not code.startswith("2"):
                     continue
@@ -150,3 +241,18 @@ def add_summaries_and_examples(
                     if "schema" in media and "example" not in media and "examples" not in media:
                         media["example"] = example_for(media["schema"], components)
     return result
+
+
+def _name_codes(operation: dict[str, Any], *, posted: bool) -> None:
+    """Append to each error response's description the codes its problems can carry."""
+    own = ERROR_CODES.get(operation["operationId"], {})
+    for code, response in operation.get("responses", {}).items():
+        if not code.isdigit() or int(code) < 400:
+            continue
+        status = int(code)
+        codes = [*own.get(status, []), *GENERIC_CODES.get(status, [])]
+        if posted:
+            codes += IDEMPOTENCY_CODES.get(status, [])
+        if codes:
+            listed = ", ".join(f"`{c}`" for c in dict.fromkeys(codes))
+            response["description"] = f"{response.get('description', '')} Codes: {listed}."

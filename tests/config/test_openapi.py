@@ -4,14 +4,22 @@ tests/fuzz/test_schemathesis.py holds the API to this schema, and
 tests/config/test_generated_client.py generates a client from it; these tests pin the rules.
 """
 
+import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
 from config.openapi import OPTIONAL
-from config.openapi_docs import SUMMARIES
+from config.openapi_docs import (
+    ERROR_CODES,
+    GENERIC_CODES,
+    IDEMPOTENCY_CODES,
+    PAGE_ONLY_CODES,
+    SUMMARIES,
+)
 from config.problems import PROBLEM_JSON
 
 PROBLEM = {"$ref": "#/components/schemas/Problem"}
@@ -170,3 +178,35 @@ def test_conflicts_are_documented_where_a_service_raises_them() -> None:
         ("/candidates/{id}/erase/", "post"),
         ("/webhooks/deliveries/{id}/replay/", "post"),
     }
+
+
+def test_every_code_a_service_raises_is_documented_on_an_operation_or_page_only() -> None:
+    raised = set()
+    for package in ("kit", "interviews", "scoring", "core", "config"):
+        for path in Path(package).rglob("*.py"):
+            raised |= set(re.findall(r'code="([a-z_]+)"', path.read_text()))
+    documented = {
+        code for by_status in ERROR_CODES.values() for codes in by_status.values() for code in codes
+    }
+    generic = {code for codes in GENERIC_CODES.values() for code in codes}
+    idempotency = {code for codes in IDEMPOTENCY_CODES.values() for code in codes}
+    known = documented | generic | idempotency | PAGE_ONLY_CODES | {"invalid", "locked_out"}
+
+    assert raised - known == set()
+    assert set(ERROR_CODES) <= set(SUMMARIES)  # no code listed for an operation that is gone
+
+
+def test_error_responses_name_the_codes_they_carry() -> None:
+    submit = operation("/scorecards/{id}/submit/", "post")["responses"]
+    assert "`scorecard_already_submitted`" in submit["409"]["description"]
+    assert "`scorecard_incomplete`" in submit["400"]["description"]
+    decision = operation("/loops/{id}/decision/", "post")["responses"]
+    assert "`hire_waits_for_scorecards`" in decision["400"]["description"]
+    assert (
+        "`interview_clash`"
+        in operation("/interviews/{id}/", "put")["responses"]["400"]["description"]
+    )
+    for path, method, op in operations():
+        for code, response in op["responses"].items():
+            if code[0] in "45":
+                assert "Codes: `" in response["description"], (path, method, code)
