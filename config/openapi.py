@@ -11,8 +11,9 @@ Which operations give which error, and why:
 * 401 on every operation that needs credentials (all but obtaining a token): none
   sent, or a token that is unknown, expired or revoked; WWW-Authenticate names the
   schemes (Bearer and Token, the same key).
-* 403 on the same operations: a known caller whose persona may not act, or a session
-  without its CSRF token.
+* 403 on the same writes (a session without its CSRF token, or a known caller whose
+  persona may not act) and on the reads that refuse a persona outright
+  (FORBIDDEN_READS); other reads answer 404 or an empty list instead.
 * 404 where the path names an object (unknown, or one the caller may not see:
   ids leak nothing), and on paginated lists (a page past the end).
 * 400 where there is a body to validate, or query parameters to validate (filters,
@@ -178,12 +179,27 @@ def _ref(name: str) -> dict[str, Any]:
     return {PROBLEM_JSON: {"schema": {"$ref": f"#/components/schemas/{name}"}}}
 
 
-def _errors(operation: dict[str, Any]) -> set[int]:
+# Reads that answer 403 to a persona who may not make them (instead of an empty list
+# or a 404): the calibration history (leads), candidates and webhooks (recruiters and
+# leads), a swap's alternatives (recruiters).
+FORBIDDEN_READS = {
+    "calibration_history_list",
+    "candidates_list",
+    "webhooks_list",
+    "interviews_alternatives_list",
+}
+
+
+def _errors(method: str, operation: dict[str, Any]) -> set[int]:
     parameters = operation.get("parameters", [])
     query = {p["name"] for p in parameters if p["in"] == "query"}
     codes: set[int] = set(ANYWHERE)
     if operation.get("security"):
-        codes |= {401, 403}
+        codes.add(401)
+        # 403: a write from a session without its CSRF token, or a persona refused
+        # outright (the reads that refuse rather than hide: FORBIDDEN_READS).
+        if method != "get" or operation.get("operationId") in FORBIDDEN_READS:
+            codes.add(403)
     if operation.get("requestBody"):
         codes |= {400, 413, 415}
     if query - {"page", "page_size"}:  # a bad page_size falls back to the default
@@ -244,7 +260,7 @@ def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -
             if method not in HTTP_METHODS:
                 continue
             responses = operation.setdefault("responses", {})
-            for code in sorted(_errors(operation)):
+            for code in sorted(_errors(method, operation)):
                 responses.setdefault(str(code), {"description": DESCRIPTIONS[code]})
             for code, response in responses.items():
                 if code[0] in "45" and "content" not in response:

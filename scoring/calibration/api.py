@@ -34,8 +34,9 @@ class IsLead(BasePermission):
 def _named(model: type[Role] | type[Level], given: str) -> Any:
     """Return the role or level named ``given`` (any case), or whose id it is; else None."""
     found = model.objects.filter(name__iexact=given).first()
-    if found is None and given.isdigit() and int(given) < 2**63:
-        found = model.objects.filter(pk=int(given)).first()
+    # An id has at most 19 digits; int() of a longer one is refused before it is read.
+    if found is None and given.isascii() and given.isdigit() and len(given) <= 19:
+        found = model.objects.filter(pk=int(given)).first() if int(given) < 2**63 else None
     return found
 
 

@@ -152,3 +152,14 @@ def test_an_unexpected_error_is_a_500_problem_that_leaks_nothing(
 
     assert detail(response, 500, "server_error") == "Server Error (500)"
     assert b"secret internals" not in response.content
+
+
+@pytest.mark.django_db
+def test_a_session_write_without_its_csrf_token_is_403_and_writes_nothing(lead: User) -> None:
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(lead)
+
+    response = client.post(ROLES, {"name": "No token"}, format="json")
+
+    assert detail(response, 403, "permission_denied") == "CSRF Failed: CSRF cookie not set."
+    assert not Role.objects.filter(name="No token").exists()

@@ -300,11 +300,16 @@ def test_every_documented_status_code_was_seen() -> None:
     # JSON or a reused Idempotency-Key, which generated cases rarely hold: the tests in
     # tests/config (test_etags, test_request_size, test_problem_details,
     # test_idempotency) and tests/scoring/scorecards/test_scorecard_versions.py show them.
-    elsewhere = ANYWHERE | {412, 413, 415, 422}
+    # A write's 403 may be the CSRF check of a session, which the fuzz's tokens never
+    # meet: tests/config/test_problem_details.py shows it.
+    def elsewhere(label: str) -> set[int]:
+        shown = ANYWHERE | {412, 413, 415, 422}
+        return shown | {403} if not label.startswith("GET ") else shown
+
     never = {
-        label: sorted(codes - seen[label] - elsewhere)
+        label: sorted(codes - seen[label] - elsewhere(label))
         for label, codes in documented.items()
-        if codes - seen[label] - elsewhere
+        if codes - seen[label] - elsewhere(label)
     }
     assert not never, "documented, never seen:\n" + "\n".join(
         f"{label}: {codes} (seen {sorted(seen[label])})" for label, codes in sorted(never.items())

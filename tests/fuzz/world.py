@@ -186,8 +186,20 @@ def well_formed() -> list[Request]:
     paused = WebhookDelivery.objects.filter(subscription__active=False).order_by("pk").first()
     assert replayable is not None and paused is not None
 
+    # A seat of the interviewer's with no card yet: starting it creates one (201).
+    unstarted = (
+        Interview.objects.filter(panel__user=interviewer)
+        .exclude(scorecards__interviewer=interviewer)
+        .exclude(loop__status=Loop.Status.DECIDED)
+        .order_by("pk")
+        .first()
+    )
+    assert unstarted is not None, "the interviewer has no seat left to start"
+
     return [
         ("POST /auth/token/", {"body": {"username": "demo-lead", "password": "demo"}}),
+        ("POST /scorecards/", {"body": {"interview": unstarted.pk}}),
+        ("GET /loops/", {"query": {"status": "not-a-status"}}),
         # webhooks: subscribe, a bad target, the log, replays (the second one's paused)
         (
             "POST /webhooks/",

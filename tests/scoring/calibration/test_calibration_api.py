@@ -103,6 +103,15 @@ def test_an_unknown_role_id_is_a_404(lead: User, calibrated: Calibrated) -> None
     assert detail(response, 404, "not_found") == "No role named '999999'."
 
 
+@pytest.mark.parametrize("given", ["9" * 20, "9" * 5000, "١٢"])
+def test_a_role_id_too_long_or_not_ascii_is_a_404_not_a_500(
+    lead: User, calibrated: Calibrated, given: str
+) -> None:
+    response = client_for(lead).get(HISTORY, {"role": given})
+
+    assert detail(response, 404, "not_found").startswith("No role named")
+
+
 def test_an_interviewer_reads_only_their_own_row(interviewer: User, calibrated: Calibrated) -> None:
     response = client_for(interviewer).get(LATEST, {"role": ROLE})
 
