@@ -54,6 +54,14 @@ def checked(params: QueryDict, *names: str) -> None:
         one(params, name)
 
 
+def as_id(raw: str) -> int | None:
+    """Return ``raw`` as an object id if it is one (ASCII digits fitting an id column)."""
+    # isdigit() also holds for "²"; the length check keeps int() within its digit limit.
+    if raw.isascii() and raw.isdigit() and len(raw) <= 19 and in_range(int(raw)):
+        return int(raw)
+    return None
+
+
 def optional_id(params: QueryDict, name: str) -> int | None:
     """Return parameter `name` as an object id, or None when it is absent or empty.
 
@@ -63,10 +71,10 @@ def optional_id(params: QueryDict, name: str) -> int | None:
     raw = one(params, name)
     if raw == "":
         return None
-    # isdigit() also holds for "²"; the length check keeps int() within its digit limit.
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 19 and in_range(int(raw))):
+    pk = as_id(raw)
+    if pk is None:
         raise BadRequest(f"'{name}' must be an id (a positive whole number), not {_shown(raw)}.")
-    return int(raw)
+    return pk
 
 
 def optional_int(params: QueryDict, name: str, *, minimum: int, maximum: int) -> int | None:

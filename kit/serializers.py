@@ -3,6 +3,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.sql import in_range
 from core.validators import validate_one_line
 from kit.models import (
     FOLLOW_UP_MAX_LENGTH,
@@ -48,7 +49,7 @@ class NamedRelatedField(serializers.SlugRelatedField):
         if isinstance(data, int) and not isinstance(data, bool):
             queryset = self.get_queryset()
             assert queryset is not None  # every use names one
-            found = queryset.filter(pk=data).first() if 0 < data < 2**63 else None
+            found = queryset.filter(pk=data).first() if in_range(data) else None
             if found is None:
                 self.fail("no_such_id", value=data)
             return found

@@ -31,24 +31,15 @@ class IsLead(BasePermission):
         return request.user.is_authenticated and is_lead(request.user)
 
 
-def _named(model: type[Role] | type[Level], given: str) -> Any:
-    """Return the role or level named ``given`` (any case), or whose id it is; else None."""
-    found = model.objects.filter(name__iexact=given).first()
-    # An id has at most 19 digits; int() of a longer one is refused before it is read.
-    if found is None and given.isascii() and given.isdigit() and len(given) <= 19:
-        found = model.objects.filter(pk=int(given)).first() if int(given) < 2**63 else None
-    return found
-
-
 def _scope(request: Request) -> tuple[Role, Level | None]:
     serializer = CalibrationScopeSerializer(data=request.query_params)
     serializer.is_valid(raise_exception=True)
-    role = _named(Role, serializer.validated_data["role"])
+    role = selectors.scope_part(Role, serializer.validated_data["role"])
     if role is None:
         raise NotFound(f"No role named '{serializer.validated_data['role']}'.")
     level = None
     if serializer.validated_data.get("level"):
-        level = _named(Level, serializer.validated_data["level"])
+        level = selectors.scope_part(Level, serializer.validated_data["level"])
         if level is None:
             raise NotFound(f"No level named '{serializer.validated_data['level']}'.")
     return role, level
@@ -114,7 +105,7 @@ class CalibrationRunsView(APIView):
     def post(self, request: Request) -> Response:
         serializer = CalibrationRunInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        role = _named(Role, serializer.validated_data["role"])
+        role = selectors.scope_part(Role, serializer.validated_data["role"])
         if role is None:
             name = serializer.validated_data["role"]
             raise ValidationError({"role": [f"No role named '{name}'."]})

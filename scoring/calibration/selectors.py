@@ -12,6 +12,7 @@ from django.db.models import Count, Prefetch, QuerySet, Subquery
 from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
 
+from core.params import as_id
 from core.permissions import Viewer, is_lead
 from kit.models import Level, Role, RubricItem
 from scoring import visibility
@@ -33,6 +34,13 @@ def latest_snapshot(*, role: Role, level: Level | None = None) -> CalibrationSna
         .order_by("-computed_at", "-id")
         .first()
     )
+
+
+def scope_part(model: type[Role] | type[Level], given: str) -> Any:
+    """Return the role or level named ``given`` (any case), or else whose id it is."""
+    found = model.objects.filter(name__iexact=given).first()
+    pk = as_id(given) if found is None else None
+    return found if pk is None else model.objects.filter(pk=pk).first()
 
 
 def snapshot_history(*, role: Role, level: Level | None = None) -> QuerySet[CalibrationSnapshot]:

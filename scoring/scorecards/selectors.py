@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from core import sql
+from core.etags import if_match_holds
 from core.permissions import Viewer, is_recruiter
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, RubricItem
@@ -116,8 +117,7 @@ def scorecard_version(scorecard: Scorecard | None) -> str:
 
 def scorecard_version_matches(scorecard: Scorecard, version: str) -> bool:
     """Whether ``version`` (an If-Match value, or the page's field) names the card as it is."""
-    given = {tag.strip().removeprefix("W/") for tag in version.split(",")}
-    return "*" in given or scorecard_version(scorecard) in given
+    return if_match_holds(version, scorecard_version(scorecard))
 
 
 def scorecard_as_dict(scorecard: Scorecard) -> dict[str, Any]:
