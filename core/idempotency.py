@@ -18,11 +18,18 @@ The caller is who the credentials say, read before DRF authenticates: the
 Authorization header, else the session cookie (hashed; neither is stored). A
 request without either is not remembered: it can create nothing anyway. A 5xx
 answer is not kept, so the retry runs again. Keys live 24 hours.
+
+A kept answer copies what it showed (a candidate's name and contact details, a
+debrief's free text): erasing a candidate deletes the answers about them
+(idempotent_requests_about_delete).
 """
 
 import hashlib
+import json
+import re
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
@@ -72,6 +79,54 @@ def _caller(request: HttpRequest) -> str | None:
         settings.SESSION_COOKIE_NAME
     )
     return _sha256(credentials.encode()) if credentials else None
+
+
+def _names_candidate(value: Any, candidate_id: int) -> bool:
+    """Whether the JSON value shows the candidate by id: as a candidate (an id with an
+    email), under a "candidate" key (an id or a nested candidate) or "candidate_id"."""
+    if isinstance(value, list):
+        return any(_names_candidate(v, candidate_id) for v in value)
+    if not isinstance(value, dict):
+        return False
+    if value.get("id") == candidate_id and type(value["id"]) is int and "email" in value:
+        return True
+    for key in ("candidate", "candidate_id"):
+        inner = value.get(key)
+        if type(inner) is int and inner == candidate_id:
+            return True
+        if isinstance(inner, dict) and inner.get("id") == candidate_id:
+            return True
+    return any(_names_candidate(v, candidate_id) for v in value.values())
+
+
+def idempotent_requests_about_delete(*, candidate_id: int, mentions: Callable[[Any], bool]) -> int:
+    """Delete every kept answer about the candidate, for an erasure; return how many.
+
+    An answer is about them when its Location is theirs, its JSON shows them by id
+    (see _names_candidate) or `mentions` finds their name or free text in it. An
+    answer still being made (no status yet) is left to the request making it.
+    """
+    location = re.compile(rf"/candidates/{candidate_id}/$")
+    doomed = []
+    for pk, body, where in (
+        IdempotentRequest.objects.filter(status__isnull=False)
+        .values_list("pk", "body", "location")
+        .iterator()
+    ):
+        text = bytes(body).decode("utf-8", "replace")
+        try:
+            parsed: Any = json.loads(text) if text else None
+        except ValueError:
+            parsed = text
+        if (
+            location.search(where)
+            or _names_candidate(parsed, candidate_id)
+            or mentions(parsed)
+            or mentions(where)
+        ):
+            doomed.append(pk)
+    IdempotentRequest.objects.filter(pk__in=doomed).delete()
+    return len(doomed)
 
 
 def _replay(kept: IdempotentRequest) -> HttpResponse:

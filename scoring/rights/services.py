@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.exceptions import Conflict
+from core.idempotency import idempotent_requests_about_delete
 from core.models import AuditEvent
 from core.services import audit_event_record as audit
 from core.webhooks.services import webhook_event_details_erase
@@ -39,7 +40,8 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
        where an interview title or assignment reason repeats it;
     2. in copies elsewhere (see traces and redaction): their name and free text
        in audit events (each kept, with its actor and time), admin log
-       entries and every stored calibration snapshot's candidate rows. The
+       entries and every stored calibration snapshot's candidate rows (the kept
+       answers to keyed POSTs that show them are deleted outright). The
        snapshots are rewritten in place: erasing changes no rating, so the
        watermark stays and a recalculation would store nothing new.
 
@@ -61,6 +63,10 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
         "snapshots": _snapshots_redact(found, redactor),
         # Events sent to subscriptions allowed details keep their ids, not the person.
         "webhook_events": webhook_event_details_erase(candidate_id=candidate.pk),
+        # Kept answers to keyed POSTs (a create, a decision) copy what they showed.
+        "idempotent_requests": idempotent_requests_about_delete(
+            candidate_id=candidate.pk, mentions=redactor.mentions
+        ),
     }
     candidate.name = redactor.replacement
     candidate.email = candidate.phone = candidate.notes = ""

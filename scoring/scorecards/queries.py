@@ -267,11 +267,13 @@ def amendments_of_cards(ids: Sequence[int]) -> list[Row]:
 
 
 def loop_heading(loop_id: int) -> Row | None:
-    """Return the loop as (id, candidate name, role name, level name, status, decision,
-    rationale, decided by username, decided at); None if there is no such loop."""
+    """Return the loop as (id, candidate name, role id, role name, level id, level name,
+    status, decision, rationale, decided by username, decided at); None if there is no
+    such loop."""
     return sql.row(
         f"""
-        SELECT l.{LOOP.id}, c.{CANDIDATE.name}, r.{ROLE.name}, lv.{LEVEL.name},
+        SELECT l.{LOOP.id}, c.{CANDIDATE.name}, l.{LOOP.role}, r.{ROLE.name}, l.{LOOP.level},
+               lv.{LEVEL.name},
                l.{LOOP.status}, l.{LOOP.decision}, l.{LOOP.decision_rationale},
                d.{USER.username}, l.{LOOP.decided_at}
           FROM {LOOP.table} l

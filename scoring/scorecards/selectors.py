@@ -408,12 +408,15 @@ def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
         for interview, holder, name, shadow, done in seats
         if not visibility.seen_done(done=bool(done), blind=blind, own=holder == me)
     ]
-    loop_id, candidate, role, level, status, decision, rationale, decided_by, decided_at = loop
+    loop_id, candidate, role_id, role, level_id, level, status, decision = loop[:8]
+    rationale, decided_by, decided_at = loop[8:]
     return {
         "loop": {
             "id": loop_id,
             "candidate": candidate,
+            "role_id": role_id,
             "role": role,
+            "level_id": level_id,
             "level": level,
             "status": visibility.status_seen(status=status, blind=blind),
             "decision": decision or None,  # null until decided

@@ -125,8 +125,8 @@ class DebriefLoopSerializer(serializers.ModelSerializer):
     class Meta:
         model = Loop
         fields = [
-            "id", "candidate", "role", "level", "status", "decision", "decision_rationale",
-            "decided_by", "decided_at",
+            "id", "candidate", "role_id", "role", "level_id", "level", "status", "decision",
+            "decision_rationale", "decided_by", "decided_at",
         ]  # fmt: skip
 
 

@@ -9,7 +9,8 @@ services:
   candidate had an earlier name, then the rename and their contact details;
 * cards: Ines, Pia and Sam (shadow) submit interview 1; Omar submits interview 2
   with one question not asked; Ines's card for interview 2 stays a draft;
-* Pia reads the debrief page and amends her card; the loop is decided (no hire) with a rationale;
+* Pia reads the debrief page and amends her card; the loop is decided (no hire) with a
+  rationale, through the API with an Idempotency-Key (the kept answer copies the debrief);
 * a calibration run stores snapshots naming the candidate; the export is run
   once (its audit event targets the candidate by id); one audit event names
   only the loop's id and holds a short free text under "notes";
@@ -24,7 +25,9 @@ from dataclasses import dataclass
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.auth.models import User
 from django.test import Client
+from rest_framework.test import APIClient
 
+from config.token_auth import token_issue
 from core.models import AuditEvent
 from core.services import audit_event_record
 from core.webhooks.services import webhook_subscription_create
@@ -134,7 +137,14 @@ def seed(
         summary=f"{mark} pia amended summary",
         ratings=ratings_for(first, rating=1, notes=f"{mark} pia amended notes"),
     )
-    services.loop_decide(loop=loop, by=recruiter, decision="no_hire", rationale=f"{mark} rationale")
+    keyed = APIClient()
+    keyed.credentials(HTTP_AUTHORIZATION=f"Bearer {token_issue(user=recruiter).key}")
+    decided = keyed.post(
+        f"/api/v1/loops/{loop.pk}/decision/",
+        {"decision": "no_hire", "rationale": f"{mark} rationale"},
+        HTTP_IDEMPOTENCY_KEY="decide-1",
+    )
+    assert decided.status_code == 200, decided.content
     calibration_services.calibration_run_now(role=loop.role, by=lead)
     rights_services.candidate_export(candidate=candidate, by=recruiter)
     id_only = audit_event_record(

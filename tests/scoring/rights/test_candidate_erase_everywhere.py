@@ -74,6 +74,7 @@ def test_the_scan_finds_the_marker_wherever_the_seed_put_it(seeded: Seeded) -> N
         "django_admin_log": {"object_repr", "change_message"},
         "scoring_calibrationsnapshot": {"result"},
         "core_webhookevent": {"details"},  # sent to a subscription allowed the details
+        "core_idempotentrequest": {"body"},  # the keyed decision's kept answer
     }
 
 
@@ -112,6 +113,7 @@ def test_erasing_leaves_the_marker_in_no_column_of_any_table(
         "admin_log": 2,
         "snapshots": 2,
         "webhook_events": 6,  # four cards submitted, one amended, the decision
+        "idempotent_requests": 1,  # the keyed decision's kept answer
     }
 
 

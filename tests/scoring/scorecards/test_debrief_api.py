@@ -21,7 +21,9 @@ def loop_json(loop: Loop) -> dict[str, Any]:
     return {
         "id": loop.pk,
         "candidate": "Casey Quinn",
+        "role_id": loop.role_id,
         "role": "AI Infrastructure Engineer",
+        "level_id": loop.level_id,
         "level": "L5",
         "status": loop.status,
         "decision": None,

@@ -61,7 +61,9 @@ def test_a_recruiter_records_the_decision(
         "loop": {
             "id": loop.pk,
             "candidate": "Casey Quinn",
+            "role_id": loop.role_id,
             "role": "AI Infrastructure Engineer",
+            "level_id": loop.level_id,
             "level": "L5",
             "status": "decided",
             "decision": "hire",
