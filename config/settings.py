@@ -306,6 +306,10 @@ CACHES = {
 }
 
 # Celery. No broker configured means tasks run eagerly in-process (development, tests).
+# Webhook targets on loopback, private, link-local or reserved addresses are refused when
+# subscribing and at each delivery (SSRF), unless this is on (a receiver on the LAN).
+WEBHOOK_ALLOW_PRIVATE_TARGETS = envbool("WEBHOOK_ALLOW_PRIVATE_TARGETS", "False")
+
 CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True

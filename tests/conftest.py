@@ -101,6 +101,12 @@ def fast_password_hasher(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def webhooks_to_loopback(settings):  # type: ignore[no-untyped-def]
+    # The tests' receivers listen on 127.0.0.1; tests of the refusal turn this off.
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+
+
 def migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
     """Migrate the test database to `targets` (default: the latest), for migration tests."""
     executor = MigrationExecutor(connection)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from config.exceptions import Conflict
 from core.services import audit_event_record as audit
-from core.webhooks import signing, transport
+from core.webhooks import signing, targets, transport
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ def webhook_subscription_create(
         created_by=by,
     )
     subscription.full_clean()
+    _target_check(url)
     subscription.save()
     audit(
         actor=by, action="webhook.created", target=_target(subscription), url=url,
@@ -94,6 +96,17 @@ def webhook_subscription_create(
         include_details=include_details,
     )  # fmt: skip
     return subscription
+
+
+def _target_check(url: str) -> None:
+    """Refuse (PrivateTarget, 400) a URL whose host is or resolves to a private address."""
+    if settings.WEBHOOK_ALLOW_PRIVATE_TARGETS:
+        return
+    parts = urlsplit(url)
+    targets.target_check(parts.hostname or "", parts.port or _DEFAULT_PORTS[parts.scheme])
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _target(subscription: WebhookSubscription) -> str:
@@ -129,6 +142,8 @@ def webhook_subscription_update(
     if not changes:
         return subscription
     subscription.full_clean()
+    if "url" in changes:
+        _target_check(subscription.url)
     subscription.save()
     audit(actor=by, action="webhook.changed", target=_target(subscription), **changes)
     return subscription
@@ -262,7 +277,12 @@ def webhook_delivery_attempt(*, delivery_id: int, now: datetime | None = None) -
         timestamp=int(timezone.now().timestamp()),
         body=body,
     )
-    answer = transport.post(subscription.url, body.encode("utf-8"), headers)
+    answer = transport.post(
+        subscription.url,
+        body.encode("utf-8"),
+        headers,
+        allow_private=settings.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    )
     return _record(delivery.pk, attempt, answer, started=now)
 
 
@@ -276,7 +296,7 @@ def _record(delivery_id: int, attempt: int, answer: transport.Answer, *, started
     if answer.ok:
         outcome = "succeeded"
         fields.update(status=WebhookDelivery.Status.SUCCEEDED, next_attempt_at=None)
-    elif attempt >= MAX_ATTEMPTS:
+    elif answer.final or attempt >= MAX_ATTEMPTS:
         outcome = "failed"
         fields.update(status=WebhookDelivery.Status.FAILED, next_attempt_at=None)
     else:

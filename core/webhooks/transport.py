@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from core.webhooks import targets
+
 CONNECT_TIMEOUT = 5.0
 # The whole attempt, connection to answer: a receiver trickling bytes is cut off here.
 TOTAL_TIMEOUT = 10.0
@@ -28,36 +30,68 @@ class Answer:
     status: int | None
     elapsed_ms: int
     error: str = ""
+    # Refused before sending (a private target): no retry would go differently.
+    final: bool = False
 
     @property
     def ok(self) -> bool:
         return self.status is not None and 200 <= self.status < 300
 
 
-def post(url: str, body: bytes, headers: dict[str, str]) -> Answer:
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """Connect to an address already resolved and checked, not to the name again."""
+
+    def __init__(self, host: str, port: int | None, *, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """The same over TLS; the certificate is checked against the URL's host name."""
+
+    def __init__(self, host: str, port: int | None, *, address: str, timeout: float) -> None:
+        self.tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self.tls)
+        self.address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self.tls.wrap_socket(sock, server_hostname=self.host)
+
+
+def post(url: str, body: bytes, headers: dict[str, str], *, allow_private: bool) -> Answer:
     """POST `body` to `url` and return how it went; never raises for network trouble.
 
-    1. Connect within CONNECT_TIMEOUT.
-    2. A timer closes the socket when TOTAL_TIMEOUT has passed since the start, so a
+    1. Resolve the host once (in a thread, within CONNECT_TIMEOUT) and, unless
+       `allow_private`, refuse if any of its addresses is private: nothing is sent.
+    2. Connect to the first address resolved, within CONNECT_TIMEOUT: the one checked,
+       not a fresh lookup's answer.
+    3. A timer closes the socket when TOTAL_TIMEOUT has passed since the start, so a
        receiver answering a byte at a time cannot hold the worker (socket timeouts
-       alone restart with every byte). Name resolution is not covered by either.
-    3. Read the status and at most BODY_KEPT bytes of a refusal's body.
+       alone restart with every byte).
+    4. Read the status and at most BODY_KEPT bytes of a refusal's body.
     """
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    connection: http.client.HTTPConnection
-    if parts.scheme == "https":
-        connection = http.client.HTTPSConnection(
-            parts.hostname or "",
-            parts.port,
-            timeout=CONNECT_TIMEOUT,
-            context=ssl.create_default_context(),
-        )
-    else:
-        connection = http.client.HTTPConnection(
-            parts.hostname or "", parts.port, timeout=CONNECT_TIMEOUT
-        )
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
     start = time.monotonic()
+    try:
+        addresses = targets.resolve(host, port, timeout=CONNECT_TIMEOUT)
+        if not allow_private:
+            targets.check(host, addresses)
+    except targets.PrivateTarget as exc:
+        error = f"refused: {host} resolves to {exc.address}, not a public address"
+        return Answer(status=None, elapsed_ms=_ms_since(start), error=error, final=True)
+    except OSError as exc:
+        error = f"could not resolve {host}: {type(exc).__name__}: {exc}".strip().rstrip(":")
+        return Answer(status=None, elapsed_ms=_ms_since(start), error=error)
+    connection: http.client.HTTPConnection
+    kind = _PinnedHTTPSConnection if parts.scheme == "https" else _PinnedHTTPConnection
+    connection = kind(host, port, address=addresses[0], timeout=CONNECT_TIMEOUT)
     timer = threading.Timer(TOTAL_TIMEOUT, _cut, args=(connection,))
     timer.daemon = True
     timer.start()

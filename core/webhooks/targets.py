@@ -1,0 +1,85 @@
+"""Whether a webhook's target may be reached: never a private network, unless allowed.
+
+A subscriber could otherwise have the server POST to its own loopback, the cloud's
+metadata address (169.254.169.254) or the office network (SSRF). The check runs when a
+subscription is saved and again at each delivery, since a name may resolve elsewhere later.
+"""
+
+import ipaddress
+import socket
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as ResolveTimeout
+
+from config.exceptions import ApplicationError
+
+PRIVATE_CODE = "webhook_target_private"
+RESOLVE_TIMEOUT = 5.0
+# getaddrinfo cannot be interrupted: a lookup past its timeout is left to finish in one
+# of these threads while the caller moves on.
+_resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-dns")
+
+
+class PrivateTarget(ApplicationError):
+    """The URL's host is, or resolves to, an address the server must not call."""
+
+    def __init__(self, host: str, address: str) -> None:
+        message = (
+            f"The URL's host {host} is or resolves to {address}, a private, loopback, "
+            "link-local or reserved address: webhooks go to public addresses only."
+        )
+        errors = {"url": [{"code": PRIVATE_CODE, "detail": message}]}
+        super().__init__(f"url: {message}", {"errors": errors}, code=PRIVATE_CODE)
+        self.host = host
+        self.address = address
+
+
+def is_private(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone (fe80::1%eth0)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is loopback too
+    return (
+        ip.is_loopback
+        or ip.is_private
+        or ip.is_link_local
+        or ip.is_multicast
+        or ip.is_reserved
+        or ip.is_unspecified
+        or not ip.is_global
+    )
+
+
+def resolve(host: str, port: int, *, timeout: float = RESOLVE_TIMEOUT) -> list[str]:
+    """Return every address `host` resolves to, within `timeout` seconds.
+
+    Raises OSError when the name does not resolve or takes longer (socket.timeout).
+    """
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return [host]
+    future = _resolver.submit(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
+    try:
+        infos = future.result(timeout=timeout)
+    except ResolveTimeout:
+        raise TimeoutError(f"resolving {host} took longer than {timeout:g} s") from None
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def check(host: str, addresses: list[str]) -> None:
+    """Raise PrivateTarget if any of the host's addresses is not a public one."""
+    for address in addresses:
+        if is_private(address):
+            raise PrivateTarget(host, address)
+
+
+def target_check(url_host: str, port: int) -> None:
+    """Refuse a host that is or resolves to a private address. A name that does not
+    resolve now is let through: delivery checks again, and fails it then."""
+    host = url_host.strip("[]")
+    try:
+        addresses = resolve(host, port)
+    except OSError:
+        return
+    check(host, addresses)
