@@ -1,4 +1,10 @@
-"""An interview kit as Markdown, for printing or reading offline."""
+"""An interview kit as Markdown, for printing or reading offline.
+
+Every text a person wrote (titles, names, prompts, rubric, follow-ups) goes through
+`_text`: Markdown passes raw HTML through to whatever renders it, so a prompt holding
+`<script>` would run in a reader's viewer. Only `&`, `<` and `>` are escaped; the
+Markdown this module writes itself (`#`, `**`, `- [ ]`, `>`) is left alone.
+"""
 
 from interviews.models import Interview, InterviewQuestion
 from kit.models import RubricItem
@@ -10,13 +16,18 @@ HEADINGS = {
 }
 
 
+def _text(value: object) -> str:
+    """Return value as text with `&`, `<` and `>` as HTML entities (`&` first)."""
+    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def kit_markdown(interview: Interview, items: list[InterviewQuestion]) -> str:
     loop = interview.loop
     total = sum(item.version.minutes for item in items)
     lines = [
-        f"# {interview.title}: {loop.candidate.name}",
+        f"# {_text(interview.title)}: {_text(loop.candidate.name)}",
         "",
-        f"{loop.role.name}, {loop.level.name} · {interview.minutes} minutes "
+        f"{_text(loop.role.name)}, {_text(loop.level.name)} · {interview.minutes} minutes "
         f"({total} planned across {len(items)} questions)",
     ]
     if interview.scheduled_start:
@@ -25,19 +36,19 @@ def kit_markdown(interview: Interview, items: list[InterviewQuestion]) -> str:
         version = item.version
         lines += [
             "",
-            f"## {number}. {item.question.title} "
+            f"## {number}. {_text(item.question.title)} "
             f"({version.minutes} min, rate 1–{version.scale_max})",
             "",
             "**As asked**",
             "",
-            f"> {version.prompt}",
+            f"> {_text(version.prompt)}",
         ]
         for kind, heading in HEADINGS.items():
             rubric = [r for r in version.rubric.all() if r.kind == kind]
             if rubric:
-                lines += ["", f"**{heading}**", ""] + [f"- [ ] {r.text}" for r in rubric]
+                lines += ["", f"**{heading}**", ""] + [f"- [ ] {_text(r.text)}" for r in rubric]
         follow_ups = list(version.follow_ups.all())
         if follow_ups:
             lines += ["", "**Expect these follow-ups**", ""]
-            lines += [f"{i}. {f.text}" for i, f in enumerate(follow_ups, start=1)]
+            lines += [f"{i}. {_text(f.text)}" for i, f in enumerate(follow_ups, start=1)]
     return "\n".join(lines) + "\n"
