@@ -31,7 +31,8 @@ def parse_scorecard(
         not_asked = data.get(prefix + "not_asked") == "on"
         entry = RatingInput(
             item=item.pk,
-            rating=None if not_asked else rating,
+            # Kept as posted: services._validate refuses a rated question not asked.
+            rating=rating,
             not_asked=not_asked,
             not_asked_reason=data.get(prefix + "reason", ""),
             checked=_ints(data.getlist(prefix + "checked"), item.question.title),

@@ -151,6 +151,13 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
                     f"{where} ({title}): a question not asked has no rating.",
                     code="rating_for_question_not_asked",
                 )
+            if entry.checked or entry.follow_ups_asked:
+                # Ticks on an unasked question would be kept with no rating to read them by.
+                raise ApplicationError(
+                    f"{where} ({title}): a question not asked has no rubric items checked"
+                    " or follow-ups asked.",
+                    code="not_asked_with_answers",
+                )
         elif entry.rating is not None and not 1 <= entry.rating <= item.scale:
             raise ApplicationError(
                 f"{where} ({title}): rating {entry.rating} is outside the scale 1–{item.scale}.",

@@ -1,3 +1,24 @@
+// "Not asked" leaves nothing to rate: the question's rating, rubric and follow-ups are
+// cleared and disabled (a disabled field is not posted, so the server's refusal of a
+// rated question not asked never meets an autosave), and come back when it is unticked.
+(function () {
+  function apply(box) {
+    const section = box.closest("section.sq");
+    if (!section) return;
+    const answers = section.querySelectorAll(
+      'input[name$="-rating"], input[name$="-checked"], input[name$="-follow_ups"]'
+    );
+    for (const input of answers) {
+      if (box.checked) input.checked = false;
+      input.disabled = box.checked;
+    }
+  }
+  for (const box of document.querySelectorAll('input[name$="-not_asked"]')) {
+    apply(box);
+    box.addEventListener("change", () => apply(box));
+  }
+})();
+
 // Save the draft scorecard as the interviewer works, so closing the page loses nothing.
 (function () {
   const form = document.getElementById("scorecard");

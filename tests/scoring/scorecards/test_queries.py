@@ -117,7 +117,12 @@ def world(
     # Cards in an order that ids alone would sort wrongly: `second`'s first, then the shadow's.
     omar = ratings_for(second, rating=4, notes="Omar")
     omar[0] = replace(
-        omar[0], rating=None, not_asked=True, not_asked_reason="Ran out of time", checked=()
+        omar[0],
+        rating=None,
+        not_asked=True,
+        not_asked_reason="Ran out of time",
+        checked=(),
+        follow_ups_asked=(),
     )
     cards["omar_second"] = services.scorecard_submit(
         scorecard=filled(other_interviewer, second, omar, summary="Omar's"), by=other_interviewer
@@ -709,8 +714,8 @@ def test_it_reads_a_loops_heading_as_the_orm_does(world: World, recruiter: User)
         expected = (
             Loop.objects.filter(pk=loop.pk)
             .values_list(
-                "id", "candidate__name", "role__name", "level__name", "status", "decision",
-                "decision_rationale", "decided_by__username", "decided_at",
+                "id", "candidate__name", "role_id", "role__name", "level_id", "level__name",
+                "status", "decision", "decision_rationale", "decided_by__username", "decided_at",
             )
             .get()
         )  # fmt: skip
@@ -721,11 +726,11 @@ def test_it_reads_a_loops_heading_as_the_orm_does(world: World, recruiter: User)
         assert (*row[:-1], sql.aware(row[-1])) == expected
     decided = queries.loop_heading(world.decided.loop.pk)
     assert decided is not None
-    assert decided[4:8] == ("decided", "hire", "Strong across the board", recruiter.username)
-    assert decided[8] is not None
+    assert decided[6:10] == ("decided", "hire", "Strong across the board", recruiter.username)
+    assert decided[10] is not None
     undecided = queries.loop_heading(world.panel.loop.pk)
     assert undecided is not None
-    assert undecided[5:] == ("", "", None, None)
+    assert undecided[7:] == ("", "", None, None)
     for pk in OUT_OF_RANGE:
         assert queries.loop_heading(pk) is None
     for pk in NO_SUCH_ID:

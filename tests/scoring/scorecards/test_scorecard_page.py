@@ -284,3 +284,28 @@ def test_it_sends_anonymous_visitors_to_the_login_page(first: Interview) -> None
         f"/login/?next=/interviews/{first.pk}/scorecard/",
     )
     assert not Scorecard.objects.exists()
+
+
+def test_autosave_refuses_a_rating_on_a_question_marked_not_asked(
+    first: Interview, interviewer: User
+) -> None:
+    client = signed_in(interviewer)
+    client.get(url(first))
+    q1 = first.questions.select_related("question").order_by("order").first()
+    assert q1 is not None
+    data = form_data(first)
+    data.update({f"q{q1.pk}-not_asked": "on", f"q{q1.pk}-reason": "no time"})
+    data[f"q{q1.pk}-checked"] = []
+    data[f"q{q1.pk}-follow_ups"] = []
+    before = state()
+
+    response = client.post(url(first), data, HTTP_X_AUTOSAVE="1")
+
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "error": f"ratings[1] ({q1.question.title}): a question not asked has no rating.",
+            "code": "rating_for_question_not_asked",
+        },
+    )
+    assert state() == before

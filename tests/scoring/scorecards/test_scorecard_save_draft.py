@@ -458,3 +458,25 @@ def test_times_are_shown_in_the_sites_time_zone(first: Interview, interviewer: U
         as_drf(card.submitted_at),
     )
     assert shown["submitted_at"].endswith(("+01:00", "+02:00"))
+
+
+@pytest.mark.parametrize("ticked", ["checked", "follow_ups_asked"])
+def test_it_refuses_rubric_ticks_or_follow_ups_on_a_question_not_asked(
+    card: Scorecard, first: Interview, interviewer: User, ticked: str
+) -> None:
+    q1 = first.questions.select_related("question").order_by("order").first()
+    assert q1 is not None
+    tick = rubric(q1, "core")[0] if ticked == "checked" else follow_ups(q1)[0]
+    body = payload(first)
+    body["ratings"][0].update(
+        not_asked=True, not_asked_reason="no time", rating=None, **{ticked: [tick.pk]}
+    )
+    before = state()
+
+    response = put(interviewer, card, body)
+
+    assert detail(response, 400, "not_asked_with_answers") == (
+        f"ratings[1] ({q1.question.title}): a question not asked has no rubric items checked"
+        " or follow-ups asked."
+    )
+    assert state() == before
