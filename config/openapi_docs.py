@@ -72,8 +72,8 @@ SUMMARIES = {
 # holds every code the services raise to being listed here or in PAGE_ONLY_CODES.
 _RATING = [
     "question_not_in_interview", "question_rated_twice", "rating_for_question_not_asked",
-    "rating_out_of_scale", "rubric_item_foreign", "follow_up_foreign",
-    "unknown_recommendation", "loop_decided",
+    "not_asked_with_answers", "rating_out_of_scale", "rubric_item_foreign",
+    "follow_up_foreign", "unknown_recommendation", "loop_decided",
 ]  # fmt: skip
 _TEMPLATE = ["template_without_slots", "unknown_competency"]
 _PANEL = [
@@ -88,7 +88,7 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
     "interviews_reorder_create": {400: ["order_incomplete", "loop_decided"]},
     "loop_templates_create": {400: _TEMPLATE},
     "loop_templates_update": {400: [*_TEMPLATE, "template_moved"]},
-    "loops_create": {400: ["no_loop_template"]},
+    "loops_create": {400: ["no_loop_template"], 409: ["candidate_has_open_loop"]},
     "loops_preview_create": {400: ["no_loop_template"]},
     "loops_decision_create": {
         400: [
@@ -129,6 +129,8 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
             *_RATING,
         ],
     },
+    "webhooks_create": {400: ["webhook_target_private"]},
+    "webhooks_partial_update": {400: ["webhook_target_private"]},
     "webhooks_deliveries_replay_create": {409: ["webhook_subscription_inactive"]},
 }
 # What any operation's response of that status can carry.

@@ -25,6 +25,7 @@ from interviews.serializers import (
     CandidateSerializer,
     InterviewInputSerializer,
     InterviewSerializer,
+    LoopCreateInputSerializer,
     LoopInputSerializer,
     LoopListSerializer,
     LoopPreviewSerializer,
@@ -138,9 +139,9 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def get_serializer_class(self) -> type:
         return LoopSerializer if self.action == "retrieve" else LoopListSerializer
 
-    @extend_schema(request=LoopInputSerializer, responses={201: LoopSerializer})
+    @extend_schema(request=LoopCreateInputSerializer, responses={201: LoopSerializer})
     def create(self, request: Request) -> Response:
-        data = _valid(LoopInputSerializer, request)
+        data = _valid(LoopCreateInputSerializer, request)
         loop = services.loop_create(**data, by=signed_in(request))
         loop = selectors.loop_get(user=request.user, pk=loop.pk)
         return Response(LoopSerializer(loop).data, status=status.HTTP_201_CREATED)

@@ -19,6 +19,9 @@ class LoopBuildForm(forms.Form):
     candidate = forms.ModelChoiceField(queryset=Candidate.objects.all())
     role = forms.ModelChoiceField(queryset=Role.objects.all())
     level = forms.ModelChoiceField(queryset=Level.objects.all())
+    allow_duplicate = forms.BooleanField(
+        required=False, label="Build another loop for this candidate anyway"
+    )
 
 
 def interviewer_choices() -> list[User]:

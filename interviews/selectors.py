@@ -111,6 +111,15 @@ def candidate_history(*, candidate: Candidate, exclude_loop: Loop | None = None)
     return set(asked.values_list("question_id", flat=True))
 
 
+def open_loops_of(*, candidate: Candidate) -> list[Loop]:
+    """Return the candidate's loops that are not decided yet, oldest first."""
+    return list(
+        candidate.loops.exclude(status=Loop.Status.DECIDED)
+        .select_related("role", "level")
+        .order_by("created_at", "id")
+    )
+
+
 @dataclass
 class LoopPlan:
     template: LoopTemplate
@@ -237,7 +246,8 @@ def my_interviews(
     *, user: Viewer
 ) -> tuple[Sequence[Interview], Sequence[Interview], Sequence[Interview]]:
     """Return the user's interviews: scorecards owed (held, not submitted, loop open;
-    oldest first), upcoming (and unscheduled), and the rest of the past (newest first)."""
+    oldest first), upcoming (and unscheduled) in open loops, and the rest (held, or in a
+    decided loop; newest first)."""
     now = timezone.now()
     mine = list(
         Interview.objects.filter(panel__user=user)  # type: ignore[misc]
@@ -250,9 +260,13 @@ def my_interviews(
         .prefetch_related(Prefetch("panel", queryset=Panelist.objects.select_related("user")))
         .order_by(F("scheduled_start").asc(nulls_last=True), "id")
     )
-    past = [i for i in mine if i.scheduled_end and i.scheduled_end < now]
-    upcoming = [i for i in mine if i not in past]
     decided = Loop.Status.DECIDED
+    # A decided loop's interviews that never happened are not upcoming any more: they
+    # join the past, where the table says the loop is decided instead of offering a card.
+    past = [
+        i for i in mine if (i.scheduled_end and i.scheduled_end < now) or i.loop.status == decided
+    ]
+    upcoming = [i for i in mine if i not in past]
     owed = [
         i
         for i in past

@@ -127,6 +127,14 @@ class LoopInputSerializer(serializers.Serializer):
     level = NamedRelatedField(slug_field="name", queryset=Level.objects.all())
 
 
+class LoopCreateInputSerializer(LoopInputSerializer):
+    allow_duplicate = serializers.BooleanField(
+        default=False,
+        help_text="Build the loop even though the candidate already has an open one "
+        "(otherwise 409 candidate_has_open_loop).",
+    )
+
+
 class PlannedQuestionSerializer(serializers.Serializer):
     question = serializers.IntegerField(source="option.question_id")
     title = serializers.CharField(source="option.title")

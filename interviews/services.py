@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from config.exceptions import ApplicationError, Conflict
 from core.permissions import INTERVIEWER
 from interviews import selectors
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
@@ -46,13 +46,32 @@ def _assign(interview: Interview, version: QuestionVersion, order: int, reason: 
 
 
 @transaction.atomic
-def loop_create(*, candidate: Candidate, role: Role, level: Level, by: User | None = None) -> Loop:
+def loop_create(
+    *,
+    candidate: Candidate,
+    role: Role,
+    level: Level,
+    by: User | None = None,
+    allow_duplicate: bool = False,
+) -> Loop:
     """Assemble and save a loop from the role's level template.
 
-    1. Plan every slot (see interviews.assembly for the rules).
-    2. Save the loop with the plan's warnings, one interview per slot, and each
+    1. Refuse a second open loop for the candidate unless the caller says it is meant
+       (a retried form or a double click would otherwise leave two loops to staff).
+    2. Plan every slot (see interviews.assembly for the rules).
+    3. Save the loop with the plan's warnings, one interview per slot, and each
        chosen question pinned to its current version, which becomes frozen.
     """
+    # Lock the candidate so two concurrent builds cannot both see "no open loop".
+    Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
+    open_loops = selectors.open_loops_of(candidate=candidate)
+    if open_loops and not allow_duplicate:
+        names = ", ".join(f"{loop.role} {loop.level} (loop {loop.pk})" for loop in open_loops)
+        raise Conflict(
+            f"{candidate.name} already has an open loop: {names}. "
+            "Build another only if it is meant (allow_duplicate).",
+            code="candidate_has_open_loop",
+        )
     plan = selectors.loop_plan(candidate=candidate, role=role, level=level)
     loop = Loop.objects.create(
         candidate=candidate,

@@ -15,7 +15,7 @@ from core.params import optional_id
 from core.permissions import is_lead, is_recruiter
 from interviews import markdown, selectors, services
 from interviews.forms import CandidateForm, LoopBuildForm, PanelForm, interviewer_choices
-from interviews.models import Candidate, InterviewQuestion
+from interviews.models import Candidate, InterviewQuestion, Loop
 from kit.models import Question, Role, RubricItem
 
 
@@ -98,16 +98,27 @@ def loop_new(request: HttpRequest) -> HttpResponse:
         initial["role"] = roles[0] if len(roles) == 1 else None
     form = LoopBuildForm(data if bound else None, initial=initial)
     plan = error = None
+    open_loops: list[Loop] = []
     if form.is_bound and form.is_valid():
+        picked = {k: form.cleaned_data[k] for k in ("candidate", "role", "level")}
         try:
             if request.method == "POST":
-                loop = services.loop_create(**form.cleaned_data, by=signed_in(request))
+                loop = services.loop_create(
+                    **picked,
+                    allow_duplicate=form.cleaned_data["allow_duplicate"],
+                    by=signed_in(request),
+                )
                 messages.success(request, "Loop saved. Add the panel and times for each interview.")
                 return redirect("interviews:loop-detail", loop.pk)
-            plan = selectors.loop_plan(**form.cleaned_data)
         except ApplicationError as exc:
             error = exc.message
-    return render(request, "interviews/loop_new.html", {"form": form, "plan": plan, "error": error})
+        try:
+            plan = selectors.loop_plan(**picked)
+        except ApplicationError as exc:
+            error = error or exc.message
+        open_loops = selectors.open_loops_of(candidate=picked["candidate"])
+    context = {"form": form, "plan": plan, "error": error, "open_loops": open_loops}
+    return render(request, "interviews/loop_new.html", context)
 
 
 @login_required

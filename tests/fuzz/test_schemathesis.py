@@ -293,6 +293,7 @@ def test_every_documented_status_code_was_seen() -> None:
             documented[label] |= codes
         for label, codes in run.seen.items():
             seen[label] |= codes
+
     # 429 and 503 can come from any operation; the fuzz runs under the rates and with
     # the database up, so tests/config/test_api_throttling.py and
     # test_database_unavailable.py show them instead.

@@ -288,7 +288,11 @@ def test_it_refuses_a_time_when_the_candidate_is_in_another_open_loop(
     recruiter, interviewer, other_interviewer, interviews, world
 ):
     second_loop = services.loop_create(
-        candidate=world.candidate, role=world.role, level=world.level, by=recruiter
+        candidate=world.candidate,
+        role=world.role,
+        level=world.level,
+        by=recruiter,
+        allow_duplicate=True,
     )
     elsewhere = second_loop.interviews.order_by("order").first()
     put(recruiter, elsewhere, body(other_interviewer))

@@ -17,10 +17,10 @@ def reasons(*pairs: tuple[str, int]) -> list[str]:
     return [f"{what}; {NEW}, {minutes} min" for what, minutes in pairs]
 
 
-def create(user, world, level="L5"):  # type: ignore[no-untyped-def]
+def create(user, world, level="L5", **more):  # type: ignore[no-untyped-def]
     return client_for(user).post(
         "/api/v1/loops/",
-        {"candidate": world.candidate.pk, "role": world.role.name, "level": level},
+        {"candidate": world.candidate.pk, "role": world.role.name, "level": level, **more},
         format="json",
     )
 
@@ -95,9 +95,28 @@ def test_it_builds_and_saves_a_loop_and_returns_it_whole(recruiter, world):
     assert loop.warnings == []
 
 
+def test_it_refuses_a_second_open_loop_for_the_candidate_and_writes_nothing(recruiter, world):
+    first = create(recruiter, world).json()["id"]
+    before = snapshot()
+    response = create(recruiter, world)
+    assert response.status_code == 409
+    assert response["Content-Type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["code"] == "candidate_has_open_loop"
+    named = f"Casey Quinn already has an open loop: AI Infrastructure Engineer L5 (loop {first})"
+    assert named in problem["detail"]
+    assert snapshot() == before
+
+
+def test_it_builds_a_second_loop_once_the_first_is_decided(recruiter, world):
+    first = Loop.objects.get(pk=create(recruiter, world).json()["id"])
+    Loop.objects.filter(pk=first.pk).update(status=Loop.Status.DECIDED, decision="no_hire")
+    assert create(recruiter, world).status_code == 201
+
+
 def test_it_returns_the_warnings_of_a_loop_it_could_not_fill(recruiter, world):
     create(recruiter, world)
-    response = create(recruiter, world)
+    response = create(recruiter, world, allow_duplicate=True)
     assert response.status_code == 201
     warning = (
         "Slot 'Serving' has 1 of 2 questions: no other active L5 question on serving that this "

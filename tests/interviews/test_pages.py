@@ -154,7 +154,9 @@ def test_the_build_page_previews_reasons_without_saving(signed_in, recruiter, wo
 
 
 def test_the_build_page_preview_shows_warnings(signed_in, recruiter, world):
-    services.loop_create(candidate=world.candidate, role=world.role, level=world.level)
+    services.loop_create(
+        candidate=world.candidate, role=world.role, level=world.level, allow_duplicate=True
+    )
     before = snapshot()
     body = (
         signed_in(recruiter)
@@ -176,6 +178,38 @@ def test_the_build_page_saves_the_loop(signed_in, recruiter, world):
         recruiter,
         2,
     )
+
+
+def test_the_build_page_asks_before_a_second_open_loop_and_saves_nothing_unasked(
+    signed_in, recruiter, world
+):
+    first = services.loop_create(candidate=world.candidate, role=world.role, level=world.level)
+    client = signed_in(recruiter)
+    body = client.get(reverse("interviews:loop-new"), build_query(world)).content.decode()
+    assert "Casey Quinn already has 1 open loop:" in body
+    assert reverse("interviews:loop-detail", args=[first.pk]) in body
+    assert 'name="allow_duplicate"' in body
+    before = snapshot()
+    response = client.post(reverse("interviews:loop-new"), build_query(world))
+    assert response.status_code == 200
+    assert "Casey Quinn already has an open loop" in response.content.decode()
+    assert snapshot() == before
+    response = client.post(
+        reverse("interviews:loop-new"), {**build_query(world), "allow_duplicate": "on"}
+    )
+    assert response.status_code == 302
+    assert Loop.objects.filter(candidate=world.candidate).count() == 2
+
+
+def test_a_decided_loops_interview_leaves_upcoming_and_offers_no_scorecard(
+    signed_in, interviewer, panels, interviews
+):
+    Loop.objects.filter(pk=panels.pk).update(status=Loop.Status.DECIDED, decision="no_hire")
+    body = signed_in(interviewer).get(reverse("interviews:my-interviews")).content.decode()
+    upcoming, _, past = body.partition("<h2>Upcoming</h2>")[2].partition("<h2>Past</h2>")
+    assert "Casey Quinn" not in upcoming and "Nothing scheduled for you." in upcoming
+    assert "Casey Quinn" in past and "Loop decided" in past
+    assert "Start scorecard" not in body
 
 
 def test_the_build_page_explains_a_missing_template_and_saves_nothing(signed_in, recruiter, world):
@@ -214,7 +248,9 @@ def test_the_build_page_preselects_the_only_role(signed_in, recruiter, world):
 
 
 def test_the_loop_list_shows_each_loop(signed_in, recruiter, world, panels):
-    services.loop_create(candidate=world.candidate, role=world.role, level=world.level)
+    services.loop_create(
+        candidate=world.candidate, role=world.role, level=world.level, allow_duplicate=True
+    )
     body = signed_in(recruiter).get(reverse("interviews:loop-list")).content.decode()
     assert body.count("Casey Quinn</strong>") == 2
     assert body.count('class="warn-dot"') == 1
@@ -224,7 +260,9 @@ def test_the_loop_list_shows_each_loop(signed_in, recruiter, world, panels):
 def test_the_loop_page_shows_interviews_questions_reasons_and_panel_forms(
     signed_in, recruiter, world, panels
 ):
-    services.loop_create(candidate=world.candidate, role=world.role, level=world.level)
+    services.loop_create(
+        candidate=world.candidate, role=world.role, level=world.level, allow_duplicate=True
+    )
     second = Loop.objects.order_by("-pk").first()
     client = signed_in(recruiter)
     body = client.get(reverse("interviews:loop-detail", args=[panels.pk])).content.decode()

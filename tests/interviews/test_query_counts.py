@@ -205,7 +205,8 @@ def test_the_build_page_preview(client, recruiter, world, busy, django_assert_ma
     # 3 the form's candidate, role and level
     # 3 the template, its slots, their competencies
     # 1 exposure, 2 the questions and their competencies, 1 the candidate's history
+    # 1 the candidate's open loops
     # 3 the choices of the three selects
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(17):
         response = client.get(reverse("interviews:loop-new"), query)
     assert "Save this loop" in response.content.decode()
