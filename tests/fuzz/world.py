@@ -200,6 +200,17 @@ def well_formed() -> list[Request]:
         ("POST /auth/token/", {"body": {"username": "demo-lead", "password": "demo"}}),
         ("POST /scorecards/", {"body": {"interview": unstarted.pk}}),
         ("GET /loops/", {"query": {"status": "not-a-status"}}),
+        # a second open loop for a candidate is refused unless asked for (409)
+        (
+            "POST /loops/",
+            {
+                "body": {
+                    "candidate": upcoming.loop.candidate_id,
+                    "role": template.role.name,
+                    "level": template.level.name,
+                }
+            },
+        ),
         # webhooks: subscribe, a bad target, the log, replays (the second one's paused)
         (
             "POST /webhooks/",

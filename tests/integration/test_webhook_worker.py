@@ -60,6 +60,7 @@ class Workers:
             "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
             "CELERY_RESTORE_INTERVAL": "1",
             "CONN_MAX_AGE": "0",
+            "WEBHOOK_ALLOW_PRIVATE_TARGETS": "True",  # the receiver listens on loopback
         }
         with self.log.open("a") as out:
             self.process = subprocess.Popen(
