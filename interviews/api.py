@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
+from config.openapi import error
 from core.auth import signed_in
 from core.etags import ETagMixin
 from core.permissions import is_recruiter
@@ -139,7 +140,13 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def get_serializer_class(self) -> type:
         return LoopSerializer if self.action == "retrieve" else LoopListSerializer
 
-    @extend_schema(request=LoopCreateInputSerializer, responses={201: LoopSerializer})
+    @extend_schema(
+        request=LoopCreateInputSerializer,
+        responses={
+            201: LoopSerializer,
+            409: error("The candidate already has an open loop (send allow_duplicate)."),
+        },
+    )
     def create(self, request: Request) -> Response:
         data = _valid(LoopCreateInputSerializer, request)
         loop = services.loop_create(**data, by=signed_in(request))

@@ -179,6 +179,7 @@ def test_conflicts_are_documented_where_a_service_raises_them() -> None:
         ("/scorecards/{id}/submit/", "post"),
         ("/loops/{id}/decision/", "post"),
         ("/candidates/{id}/erase/", "post"),
+        ("/loops/", "post"),
         ("/webhooks/deliveries/{id}/replay/", "post"),
     }
 
