@@ -6,6 +6,8 @@ Every text a person wrote (titles, names, prompts, rubric, follow-ups) goes thro
 Markdown this module writes itself (`#`, `**`, `- [ ]`, `>`) is left alone.
 """
 
+from html import escape
+
 from interviews.models import Interview, InterviewQuestion
 from kit.models import RubricItem
 
@@ -17,8 +19,9 @@ HEADINGS = {
 
 
 def _text(value: object) -> str:
-    """Return value as text with `&`, `<` and `>` as HTML entities (`&` first)."""
-    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Return value as text with `&`, `<` and `>` as HTML entities (quotes are safe in
+    Markdown text)."""
+    return escape(str(value), quote=False)
 
 
 def kit_markdown(interview: Interview, items: list[InterviewQuestion]) -> str:

@@ -6,7 +6,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -88,7 +87,7 @@ def webhook_subscription_create(
         created_by=by,
     )
     subscription.full_clean()
-    _target_check(url)
+    targets.url_check(url)
     subscription.save()
     audit(
         actor=by, action="webhook.created", target=_target(subscription), url=url,
@@ -96,17 +95,6 @@ def webhook_subscription_create(
         include_details=include_details,
     )  # fmt: skip
     return subscription
-
-
-def _target_check(url: str) -> None:
-    """Refuse (PrivateTarget, 400) a URL whose host is or resolves to a private address."""
-    if settings.WEBHOOK_ALLOW_PRIVATE_TARGETS:
-        return
-    parts = urlsplit(url)
-    targets.target_check(parts.hostname or "", parts.port or _DEFAULT_PORTS[parts.scheme])
-
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _target(subscription: WebhookSubscription) -> str:
@@ -143,7 +131,7 @@ def webhook_subscription_update(
         return subscription
     subscription.full_clean()
     if "url" in changes:
-        _target_check(subscription.url)
+        targets.url_check(subscription.url)
     subscription.save()
     audit(actor=by, action="webhook.changed", target=_target(subscription), **changes)
     return subscription

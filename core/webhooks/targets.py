@@ -9,6 +9,9 @@ import ipaddress
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as ResolveTimeout
+from urllib.parse import SplitResult, urlsplit
+
+from django.conf import settings
 
 from config.exceptions import ApplicationError
 
@@ -74,12 +77,20 @@ def check(host: str, addresses: list[str]) -> None:
             raise PrivateTarget(host, address)
 
 
-def target_check(url_host: str, port: int) -> None:
-    """Refuse a host that is or resolves to a private address. A name that does not
-    resolve now is let through: delivery checks again, and fails it then."""
-    host = url_host.strip("[]")
+def port_of(parts: SplitResult) -> int:
+    return parts.port or (443 if parts.scheme == "https" else 80)
+
+
+def url_check(url: str) -> None:
+    """Raise PrivateTarget for a URL whose host is or resolves to a private address,
+    unless WEBHOOK_ALLOW_PRIVATE_TARGETS. A name that does not resolve now is let
+    through: delivery checks again, and fails it then."""
+    if settings.WEBHOOK_ALLOW_PRIVATE_TARGETS:
+        return
+    parts = urlsplit(url)
+    host = parts.hostname or ""  # without an IPv6 address's brackets
     try:
-        addresses = resolve(host, port)
+        addresses = resolve(host, port_of(parts))
     except OSError:
         return
     check(host, addresses)

@@ -77,7 +77,7 @@ def post(url: str, body: bytes, headers: dict[str, str], *, allow_private: bool)
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    port = targets.port_of(parts)
     start = time.monotonic()
     try:
         addresses = targets.resolve(host, port, timeout=CONNECT_TIMEOUT)
