@@ -60,6 +60,11 @@ class Loop(models.Model):
     def __str__(self) -> str:
         return f"{self.candidate} · {self.role} {self.level}"
 
+    @property
+    def is_decided(self) -> bool:
+        """Whether the loop is closed: no scorecard can be started or changed in it."""
+        return self.status == self.Status.DECIDED
+
 
 class Interview(models.Model):
     loop = models.ForeignKey(Loop, on_delete=models.CASCADE, related_name="interviews")

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from core.admin import ReadOnlyAdmin
 from core.auth import signed_in
-from core.webhooks import services
+from core.webhooks import services, targets
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
 
 
@@ -27,6 +27,15 @@ class SubscriptionForm(forms.ModelForm):
     class Meta:
         model = WebhookSubscription
         fields = ["url", "event_types", "active", "include_details"]
+
+    def clean_url(self) -> str:
+        # The services refuse it too; asked here first, it is the field's error, not a 500.
+        url: str = self.cleaned_data["url"]
+        try:
+            targets.url_check(url)
+        except targets.PrivateTarget as refused:
+            raise forms.ValidationError(refused.message.removeprefix("url: ")) from None
+        return url
 
 
 @admin.register(WebhookSubscription)

@@ -466,3 +466,11 @@ def test_the_kit_offers_the_scorecard_only_to_the_panel(
     as_recruiter = signed_in(recruiter)
     assert "Write scorecard" not in as_recruiter.get(kit).text
     assert as_recruiter.get(scorecard).status_code == 404
+
+
+def test_the_kit_of_a_decided_loop_offers_no_scorecard(signed_in, interviewer, interviews, panels):
+    Loop.objects.filter(pk=panels.pk).update(status=Loop.Status.DECIDED, decision="no_hire")
+    kit = signed_in(interviewer).get(reverse("interviews:kit", args=[interviews[0].pk])).text
+
+    assert "Write scorecard" not in kit
+    assert "Loop decided" in kit

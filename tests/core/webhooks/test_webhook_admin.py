@@ -1,5 +1,7 @@
 """Webhooks in the admin: the secret on the page after the add, and never again."""
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -50,3 +52,23 @@ def test_it_refuses_an_ftp_target_writing_nothing(root: Client) -> None:
 def test_deliveries_cannot_be_added_or_deleted_by_themselves(root: Client) -> None:
     assert root.get("/admin/core/webhookdelivery/add/").status_code == 403
     assert not WebhookDelivery.objects.exists()
+
+
+def test_it_refuses_a_private_target_as_the_urls_error_writing_nothing(
+    root: Client, settings: Any
+) -> None:
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
+    response = root.post(
+        "/admin/core/webhooksubscription/add/",
+        {"url": "http://169.254.169.254/latest/", "event_types": ["loop.decided"]},
+    )
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "url": [
+            "The URL's host 169.254.169.254 is or resolves to 169.254.169.254, a private, "
+            "loopback, link-local or reserved address: webhooks go to public addresses only."
+        ]
+    }
+    assert not WebhookSubscription.objects.exists()
+    assert not AuditEvent.objects.exists()
