@@ -225,3 +225,37 @@ def test_a_second_tab_is_told_when_the_first_saved_the_draft_and_stops_saving(
     alert.get_by_role("button", name="Reload").click()
     expect(phone.locator("textarea[name='summary']")).to_have_value("Written on the laptop")
     expect(phone.locator("#changed-elsewhere")).to_have_count(0)
+
+
+def test_ticking_not_asked_clears_and_disables_the_questions_answers(
+    live_server, page, loop: Built
+) -> None:  # type: ignore[no-untyped-def]
+    interview = loop.interviews[0]
+    q1 = loop.questions(interview)[0]
+    core = rubric(q1, "core")[0]
+    rating = f"input[name='q{q1.pk}-rating']"
+    tick = f"input[name='q{q1.pk}-checked'][value='{core.pk}']"
+    sign_in(page, live_server, "ines")
+    page.wait_for_selector("button:has-text('Sign out')")
+    page.goto(f"{live_server.url}/interviews/{interview.pk}/scorecard/")
+    page.check(tick)
+    page.locator(f"label.anchor:has({rating}[value='3'])").click()
+    wait_saved(page)
+
+    page.check(f"input[name='q{q1.pk}-not_asked']")
+    page.fill(f"input[name='q{q1.pk}-reason']", "Ran out of time")
+    expect(page.locator(f"{rating}[value='3']")).to_be_disabled()
+    expect(page.locator(tick)).to_be_disabled()
+    assert not page.is_checked(tick) and not page.is_checked(f"{rating}[value='3']")
+    wait_saved(page)  # the autosave posts no answers for the question, so it is not refused
+    screenshot(page, "scorecard-not-asked")
+
+    page.reload()
+    assert page.is_checked(f"input[name='q{q1.pk}-not_asked']")
+    expect(page.locator(tick)).to_be_disabled()
+    assert not page.is_checked(f"{rating}[value='3']")
+
+    page.uncheck(f"input[name='q{q1.pk}-not_asked']")
+    expect(page.locator(f"{rating}[value='3']")).to_be_enabled()
+    expect(page.locator(tick)).to_be_enabled()
+    wait_saved(page)  # unticking saves too: let it land before the database is flushed
