@@ -6,9 +6,10 @@ from typing import Any
 from django.core.exceptions import BadRequest, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import BadHeaderError, HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views import defaults
-from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.csrf import csrf_exempt, requires_csrf_token
 from drf_standardized_errors.formatter import ExceptionFormatter, flatten_errors
 from drf_standardized_errors.handler import ExceptionHandler
 from rest_framework import exceptions
@@ -197,3 +198,14 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
             status=404, code="not_found", detail="Not found.", instance=request.path
         )
     return defaults.page_not_found(request, exception)
+
+
+@requires_csrf_token  # the page's sign-out form needs a token, as Django's own 403 view has
+def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The site's 403 page, saying the view's reason when it gave one.
+
+    Only pages come here: DRF answers its own refusals as problem details, and an
+    anonymous caller of a page is sent to sign in before any view can refuse them.
+    """
+    reason = str(exception) if exception is not None else ""
+    return render(request, "403.html", {"reason": reason}, status=403)

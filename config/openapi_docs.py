@@ -43,6 +43,8 @@ SUMMARIES = {
     "loops_retrieve": "Get a loop",
     "loops_debrief_retrieve": "Read a loop's debrief",
     "loops_decision_create": "Record a loop's hire or no-hire decision",
+    "loops_cancel_create": "Cancel an undecided loop, cancelling its open seats",
+    "loops_reopen_create": "Reopen a decided or cancelled loop",
     "loops_preview_create": "Preview the loop assembly would build",
     "questions_list": "List questions in the bank",
     "questions_create": "Add a question",
@@ -78,27 +80,38 @@ _RATING = [
 _TEMPLATE = ["template_without_slots", "unknown_competency"]
 _PANEL = [
     "panel_empty", "interviewer_listed_twice", "shadow_is_interviewer", "time_incomplete",
-    "time_reversed", "interview_clash", "interviewer_busy", "loop_decided",
+    "time_reversed", "time_in_past", "interview_clash", "interviewer_busy", "loop_decided",
 ]  # fmt: skip
+_EDIT_400 = ["loop_decided", "interview_started"]
+_EDIT_403 = ["shadow", "seat_cancelled"]
 ERROR_CODES: dict[str, dict[int, list[str]]] = {
     "auth_token_create": {403: ["password_login_off"], 429: ["locked_out"]},
     "candidates_erase_create": {409: ["candidate_already_erased"]},
     "interviews_update": {400: _PANEL},
-    "interviews_swap_create": {400: ["question_not_eligible", "loop_decided"]},
-    "interviews_reorder_create": {400: ["order_incomplete", "loop_decided"]},
+    # Who may change an interview's questions, and until when: interviews/editing.py.
+    "interviews_alternatives_list": {403: _EDIT_403},
+    "interviews_swap_create": {400: ["question_not_eligible", *_EDIT_400], 403: _EDIT_403},
+    "interviews_reorder_create": {400: ["order_incomplete", *_EDIT_400], 403: _EDIT_403},
     "loop_templates_create": {400: _TEMPLATE},
     "loop_templates_update": {400: [*_TEMPLATE, "template_moved"]},
-    "loops_create": {400: ["no_loop_template"], 409: ["candidate_has_open_loop"]},
+    "loops_create": {
+        400: ["no_loop_template"],
+        403: ["role_not_owned"],
+        409: ["candidate_has_open_loop"],
+    },
     "loops_preview_create": {400: ["no_loop_template"]},
     "loops_decision_create": {
         400: [
             "unknown_decision",
             "rationale_missing",
             "hire_waits_for_interviews",
+            "hire_waits_for_interview_end",
             "hire_waits_for_scorecards",
         ],
-        409: ["loop_already_decided"],
+        409: ["loop_already_decided", "loop_closed"],
     },
+    "loops_cancel_create": {400: ["reason_missing"], 409: ["loop_closed"]},
+    "loops_reopen_create": {400: ["reason_missing"], 409: ["loop_open"]},
     "questions_create": {400: ["unknown_status"]},
     "questions_update": {400: ["unknown_status"]},
     "scorecards_create": {400: ["loop_decided"]},
@@ -157,6 +170,12 @@ PAGE_ONLY_CODES = {
     "exercise_too_few_answers", "exercise_title_missing", "exercise_not_invited",
     "exercise_no_invitees", "exercise_closed", "exercise_answer_unknown",
     "exercise_answer_empty", "exercise_already_closed", "rating_not_a_number", "bad_ids",
+    # Taking an interview out of its loop is a page's (interviews.views.interview_remove).
+    "interview_has_scorecards", "loop_needs_an_interview",
+    # Role owners are set on a recruiter's page (kit.views.role_owners).
+    "role_owner_inactive",
+    # Adding an interview to an open loop is a page's (interviews.views.interview_add).
+    "competency_unknown",
 }  # fmt: skip
 
 _BY_FORMAT = {

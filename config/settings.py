@@ -89,6 +89,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Pages in the viewer's time zone (core/accounts/zones.py); the API in UTC.
+    "core.accounts.zones.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
@@ -217,6 +219,7 @@ AXES_COOLOFF_TIME = 1
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "config.client_address.client_ip"
+AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"
 
 # API tokens (config/token_auth.py) expire this many days after they are issued, and stop
 # working as soon as their user's password changes.
@@ -360,6 +363,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "core.webhooks.tasks.webhook_sweep_task",
         "schedule": 60.0,
     },
+    # Emails whose worker was down when they were queued.
+    "send-stranded-emails": {
+        "task": "core.outbox.tasks.email_sweep_task",
+        "schedule": 300.0,
+    },
 }
 # Scorecard reminders: first one this long after the interview ends, then at this interval.
 SCORECARD_REMINDER_AFTER_HOURS = envint("SCORECARD_REMINDER_AFTER_HOURS", 24)
@@ -426,7 +434,12 @@ def oidc_settings() -> dict[str, object]:
         )
     groups = {
         name: envlist(name, "")
-        for name in ("OIDC_GROUP_RECRUITER", "OIDC_GROUP_INTERVIEWER", "OIDC_GROUP_LEAD")
+        for name in (
+            "OIDC_GROUP_RECRUITER",
+            "OIDC_GROUP_INTERVIEWER",
+            "OIDC_GROUP_LEAD",
+            "OIDC_GROUP_HIRING_MANAGER",
+        )
     }
     if not any(groups.values()):
         raise ImproperlyConfigured(

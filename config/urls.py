@@ -21,6 +21,8 @@ api_v1.append(re_path(r"^(?P<rest>.*)$", api_not_found))
 
 # Unmatched paths under /api/ answer JSON, like the API's own 404s.
 handler404 = "config.exceptions.not_found"
+# A page's refusal says why (the PermissionDenied message); the API's are problem details.
+handler403 = "config.exceptions.forbidden"
 
 urlpatterns = [
     path("healthz/", health.liveness, name="healthz"),

@@ -24,9 +24,11 @@ from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from core import selectors, services
+from core.accounts.models import Profile
 from core.auth import signed_in
 from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
+from core.outbox.models import OutgoingEmail
 
 # Never written to the log, whatever form they are on.
 _SECRET_FIELDS = frozenset({"password"})
@@ -297,6 +299,26 @@ class IdempotentRequestAdmin(ReadOnlyAdmin):
     list_filter = ("status",)
     # The answer may hold a candidate's details: the list shows only the key and status.
     exclude = ("body", "caller", "fingerprint")
+
+
+@admin.register(Profile)
+class ProfileAdmin(ReadOnlyAdmin):
+    """People's own settings; each person changes theirs on their account page."""
+
+    list_display = ("user", "time_zone")
+    search_fields = ("user__username",)
+    # The feed's digest is no use to read and nobody's business.
+    exclude = ("calendar_token_hash",)
+
+
+@admin.register(OutgoingEmail)
+class OutgoingEmailAdmin(ReadOnlyAdmin):
+    """Emails queued and sent (core/outbox): kind, recipient, when. A sent one keeps no text."""
+
+    list_display = ("kind", "user", "created_at", "sent_at")
+    list_filter = ("kind",)
+    # An unsent email names a candidate: the page shows what it is, not what it says.
+    exclude = ("subject", "text", "html", "ics")
 
 
 # Webhooks register their pages there (it needs ReadOnlyAdmin from here).

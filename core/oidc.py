@@ -46,7 +46,7 @@ from mozilla_django_oidc.auth import (  # type: ignore[import-untyped]  # ships 
 )
 
 from core import selectors, services
-from core.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +98,7 @@ PERSONA_SETTINGS = {
     RECRUITER: "OIDC_GROUP_RECRUITER",
     INTERVIEWER: "OIDC_GROUP_INTERVIEWER",
     LEAD: "OIDC_GROUP_LEAD",
+    HIRING_MANAGER: "OIDC_GROUP_HIRING_MANAGER",
 }
 
 PASSWORD_LOGIN_OFF = "Password sign-in is turned off for this service: sign in with {provider}."

@@ -8,9 +8,11 @@ from rest_framework.views import APIView
 from core import queries
 
 # The persona groups every installation starts with (kit's data migration makes them).
-GROUPS = ["Recruiters", "Calibration leads", "Interviewers"]
-RECRUITER, LEAD, INTERVIEWER = GROUPS
-PERSONAS = (RECRUITER, LEAD, INTERVIEWER)
+GROUPS = ["Recruiters", "Calibration leads", "Interviewers", "Hiring managers"]
+RECRUITER, LEAD, INTERVIEWER, HIRING_MANAGER = GROUPS
+# A hiring manager builds and staffs loops for the roles they own (kit.Role.owners);
+# the rule is interviews/staffing.py.
+PERSONAS = (RECRUITER, LEAD, INTERVIEWER, HIRING_MANAGER)
 
 
 def _groups(user: User | AnonymousUser) -> set[str]:
@@ -30,6 +32,10 @@ def is_recruiter(user: User | AnonymousUser) -> bool:
 
 def is_lead(user: User | AnonymousUser) -> bool:
     return user.is_superuser or LEAD in _groups(user)
+
+
+def is_hiring_manager(user: User | AnonymousUser) -> bool:
+    return HIRING_MANAGER in _groups(user)
 
 
 class IsLeadOrReadOnly(BasePermission):

@@ -4,7 +4,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import Group, User
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from core.models import AuditEvent
 
@@ -16,6 +16,12 @@ def audit_events(*, action: str = "") -> QuerySet[AuditEvent]:
 
 def audit_actions() -> list[str]:
     return list(AuditEvent.objects.order_by("action").values_list("action", flat=True).distinct())
+
+
+def audit_actors() -> QuerySet[User]:
+    """Return the people the audit log names as actors, by username."""
+    acted = AuditEvent.objects.filter(actor=OuterRef("pk"))
+    return User.objects.filter(Exists(acted)).order_by("username")
 
 
 def _yes_no(flag: bool) -> str:

@@ -6,7 +6,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from core import selectors, spreadsheet
-from core.params import one, optional_choice, optional_page
+from core.filters import AuditFilter
+from core.params import optional_choice, optional_page, valid_query_form
 from core.permissions import is_lead
 
 
@@ -15,8 +16,12 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     """Sensitive actions, newest first (leads); `?format=csv` downloads them."""
     if not is_lead(request.user):
         raise Http404
-    action = one(request.GET, "action")
-    events = selectors.audit_events(action=action)
+    log = AuditFilter(request.GET, queryset=selectors.audit_events())
+    valid_query_form(log.form)  # an unknown actor or a bad date is a 400, not the whole log
+    events = log.qs
+    query = request.GET.copy()
+    for name in ("page", "format"):
+        query.pop(name, None)
     if optional_choice(request.GET, "format", ["csv"]) == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
@@ -34,6 +39,8 @@ def audit_log(request: HttpRequest) -> HttpResponse:
         {
             "page": page,
             "actions": selectors.audit_actions(),
-            "action": action,
+            "action": log.form.cleaned_data.get("action") or "",
+            "filter": log,
+            "query": query.urlencode(),
         },
     )

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -18,7 +18,7 @@ from config.openapi import error
 from core.auth import signed_in
 from core.etags import ETagMixin
 from core.permissions import is_recruiter
-from interviews import selectors, services
+from interviews import editing, scheduling, selectors, services, staffing
 from interviews.models import Candidate, Interview, Loop
 from interviews.serializers import (
     AlternativeSerializer,
@@ -34,6 +34,7 @@ from interviews.serializers import (
     ReorderInputSerializer,
     SwapInputSerializer,
 )
+from kit.models import Role
 
 
 class RecruiterWrites(BasePermission):
@@ -52,6 +53,29 @@ class RecruiterWrites(BasePermission):
 
     def has_object_permission(self, request: Request, view: APIView, obj: object) -> bool:
         return request.method in SAFE_METHODS or is_recruiter(request.user)
+
+
+class StaffWrites(RecruiterWrites):
+    """As RecruiterWrites, with hiring managers writing too, to the loops and interviews
+    of the roles they own (interviews.staffing; a create names its role: the view asks)."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if not request.user.is_authenticated:
+            return False
+        if request.method in SAFE_METHODS or getattr(view, "detail", False):
+            return True
+        return staffing.is_staffer(request.user)
+
+    def has_object_permission(self, request: Request, view: APIView, obj: object) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        loop = obj.loop if isinstance(obj, Interview) else obj
+        return isinstance(loop, Loop) and staffing.may_staff(request.user, loop.role_id)
+
+
+def _staffs(request: Request, role: Role) -> None:
+    if not staffing.may_staff(request.user, role.pk):
+        raise PermissionDenied(staffing.ROLE_NOT_OWNED, code="role_not_owned")
 
 
 class IdFilter(django_filters.NumberFilter):
@@ -126,7 +150,7 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     """Loops. `POST` with candidate, role and level assembles one from the level's template."""
 
     lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
-    permission_classes = [RecruiterWrites]
+    permission_classes = [StaffWrites]
     filterset_class = LoopFilter
 
     def get_queryset(self) -> QuerySet[Loop]:
@@ -149,6 +173,7 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     )
     def create(self, request: Request) -> Response:
         data = _valid(LoopCreateInputSerializer, request)
+        _staffs(request, data["role"])
         loop = services.loop_create(**data, by=signed_in(request))
         loop = selectors.loop_get(user=request.user, pk=loop.pk)
         return Response(LoopSerializer(loop).data, status=status.HTTP_201_CREATED)
@@ -157,7 +182,9 @@ class LoopViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     @action(detail=False, methods=["post"])
     def preview(self, request: Request) -> Response:
         """Show the loop assembly would build, with reasons and warnings, without saving it."""
-        plan = selectors.loop_plan(**_valid(LoopInputSerializer, request))
+        data = _valid(LoopInputSerializer, request)
+        _staffs(request, data["role"])
+        plan = selectors.loop_plan(**data)
         return Response(LoopPreviewSerializer(plan).data)
 
 
@@ -172,20 +199,27 @@ class InterviewViewSet(
 
     lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     serializer_class = InterviewSerializer
-    permission_classes = [RecruiterWrites]
+    permission_classes = [StaffWrites]
     http_method_names = ["get", "post", "put", "head", "options"]
     filterset_class = InterviewFilter
+    # Actions a hiring manager may take on any interview of a role they own.
+    STAFFING = ("update", "alternatives", "swap", "reorder")
 
     def get_queryset(self) -> QuerySet[Interview]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Interview.objects.none()
-        return selectors.interviews_visible_to(self.request.user).order_by("loop_id", "order")
+        if self.action in self.STAFFING:
+            interviews = selectors.interviews_staffable_by(self.request.user)
+        else:
+            interviews = selectors.interviews_visible_to(self.request.user)
+        return interviews.order_by("loop_id", "order")
 
     @extend_schema(request=InterviewInputSerializer, responses={200: InterviewSerializer})
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Set the panel (interviewers, optional shadow) and the scheduled time."""
         interview = self.get_object()
-        services.interview_update(interview=interview, **_valid(InterviewInputSerializer, request))
+        data = _valid(InterviewInputSerializer, request)
+        scheduling.interview_schedule(interview=interview, **data)  # past times refused
         return self._fresh(interview.pk)
 
     @extend_schema(
@@ -196,35 +230,46 @@ class InterviewViewSet(
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
     def alternatives(self, request: Request, pk: str) -> Response:
         """Rank the questions that could replace one of this interview's questions."""
-        if not is_recruiter(request.user):
-            self.get_object()  # 404 for interviewers not on it
-            raise PermissionDenied("Only recruiters change loops.")
+        interview = self._changeable(reading=True)
         query = AlternativesQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        item = self._item(query.validated_data["item"])
+        item = self._item(query.validated_data["item"], interview)
         return Response(
             AlternativeSerializer(selectors.swap_alternatives(item=item), many=True).data
         )
 
     @extend_schema(request=SwapInputSerializer, responses={200: InterviewSerializer})
-    @action(detail=True, methods=["post"])
+    # Who may: interviews.editing (its panelists too), asked in _changeable.
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def swap(self, request: Request, pk: str) -> Response:
-        """Replace one question with one of its ranked alternatives."""
-        interview = self.get_object()  # 404 or 403 before looking at the body
+        """Replace one question with one of its ranked alternatives, saying why (optional)."""
+        interview = self._changeable()  # 404, 403 or 400 before looking at the body
         data = _valid(SwapInputSerializer, request)
         item = self._item(data["item"], interview)
         services.interview_question_swap(
-            item=item, question=data["question"], by=signed_in(request)
+            item=item,
+            question=data["question"],
+            by=signed_in(request),
+            reason=data.get("reason", ""),
         )
         return self._fresh(item.interview_id)
 
     @extend_schema(request=ReorderInputSerializer, responses={200: InterviewSerializer})
-    @action(detail=True, methods=["post"])
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def reorder(self, request: Request, pk: str) -> Response:
-        interview = self.get_object()
+        interview = self._changeable()
         data = _valid(ReorderInputSerializer, request)
-        services.interview_questions_reorder(interview=interview, order=data["order"])
+        services.interview_questions_reorder(
+            interview=interview, order=data["order"], by=signed_in(request)
+        )
         return self._fresh(interview.pk)
+
+    def _changeable(self, *, reading: bool = False) -> Interview:
+        """Return the interview if the caller may change its questions (interviews.editing);
+        `reading` (the ranked alternatives) asks only who may, not whether it is too late."""
+        interview = self.get_object()  # 404 for those who may not see it
+        editing.check(user=self.request.user, interview=interview, reading=reading)
+        return interview
 
     def _item(self, raw: object, interview: Interview | None = None) -> Any:
         interview = interview or self.get_object()

@@ -24,21 +24,48 @@ class LoopBuildForm(forms.Form):
     )
 
 
+class InterviewAddForm(forms.Form):
+    """One more interview for an open loop; its questions are chosen as a slot's."""
+
+    title = forms.CharField(max_length=120)
+    minutes = forms.IntegerField(min_value=5, max_value=240, initial=45)
+    question_count = forms.IntegerField(min_value=1, max_value=10, initial=2, label="Questions")
+    interviewers_wanted = forms.IntegerField(
+        min_value=1, max_value=6, initial=1, label="Interviewers"
+    )
+    competencies = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Questions are chosen on these; none means any of the role's.",
+    )
+
+    def __init__(self, *args: Any, competencies: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["competencies"]
+        assert isinstance(field, forms.ChoiceField)  # declared above
+        field.choices = competencies
+
+
 def interviewer_choices() -> list[User]:
     """Return the people who can sit on a panel; one query, shared by every form on a page."""
     return list(User.objects.filter(SEATABLE).order_by("username"))
 
 
 class PanelForm(forms.Form):
+    # Not required here: an untouched draft interview has nobody yet, and an emptied
+    # panel is interview_update's to refuse (panel_empty), beside this field.
     interviewers = forms.TypedMultipleChoiceField(
-        coerce=int, widget=forms.SelectMultiple(attrs={"size": 6})
+        coerce=int, required=False, widget=forms.CheckboxSelectMultiple
     )
-    shadow = forms.TypedChoiceField(coerce=int, required=False, empty_value=None)
+    shadow = forms.TypedChoiceField(
+        coerce=int, required=False, empty_value=None, label="Shadow (optional)"
+    )
+    # In the viewer's time zone (core's middleware activates it), as the page says.
     scheduled_start = forms.DateTimeField(
-        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+        required=False, label="Starts", widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
     scheduled_end = forms.DateTimeField(
-        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+        required=False, label="Ends", widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
 
     def __init__(self, *args: Any, people: list[User], **kwargs: Any) -> None:
@@ -50,6 +77,15 @@ class PanelForm(forms.Form):
         assert isinstance(shadow, forms.ChoiceField)
         interviewers.choices = choices
         shadow.choices = [("", "No shadow"), *choices]
+
+    def describe_errors(self) -> None:
+        """Point each field with an error at its message (aria-describedby), for the
+        template's `<span id="…-error">` beside the field."""
+        for name in self.errors:
+            if name in self.fields:
+                widget = self.fields[name].widget
+                widget.attrs["aria-describedby"] = f"{self[name].auto_id}-error"
+                widget.attrs["aria-invalid"] = "true"
 
     def clean_interviewers(self) -> list[User]:
         return [self.people[pk] for pk in self.cleaned_data["interviewers"]]

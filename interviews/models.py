@@ -29,6 +29,7 @@ class Loop(models.Model):
         IN_PROGRESS = "in_progress", "in progress"
         DEBRIEF = "debrief"
         DECIDED = "decided"
+        CANCELLED = "cancelled"
 
     class Decision(models.TextChoices):
         HIRE = "hire"
@@ -53,6 +54,11 @@ class Loop(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # A cancelled loop (the candidate withdrew before a decision, a loop built by
+    # mistake); who cancelled it is in the audit log.
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    # A database default too, for the scorecard import's set-based INSERTs.
+    cancel_reason = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -60,10 +66,13 @@ class Loop(models.Model):
     def __str__(self) -> str:
         return f"{self.candidate} · {self.role} {self.level}"
 
+    # A closed loop changes no more: no scorecard is started or changed in it, and its
+    # interviews leave everyone's diary and clash checks.
+    CLOSED = (Status.DECIDED, Status.CANCELLED)
+
     @property
-    def is_decided(self) -> bool:
-        """Whether the loop is closed: no scorecard can be started or changed in it."""
-        return self.status == self.Status.DECIDED
+    def is_closed(self) -> bool:
+        return self.status in self.CLOSED
 
 
 class Interview(models.Model):
@@ -88,6 +97,9 @@ class Interview(models.Model):
     )
     scheduled_start = models.DateTimeField(null=True, blank=True)
     scheduled_end = models.DateTimeField(null=True, blank=True)
+    # The calendar invites' SEQUENCE (RFC 5545): raised whenever the time or the panel
+    # changes or a seat is cancelled, so calendars take the newest invite.
+    invite_sequence = models.PositiveIntegerField(default=0, db_default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -126,6 +138,9 @@ class Panelist(models.Model):
     # When the overdue-scorecard reminder last went out; claimed with a conditional
     # update so two beat or worker processes never send the same reminder twice.
     reminded_at = models.DateTimeField(null=True, blank=True)
+    # Set when the loop closed (decided or cancelled) before this seat's card was in:
+    # the seat leaves Upcoming and reminders; a draft stays, read-only.
+    cancelled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["interview_id", "is_shadow", "id"]

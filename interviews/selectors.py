@@ -1,8 +1,9 @@
 """Reads for candidates, loops and interviews, scoped to what the caller may see."""
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.db.models import (
     Case,
@@ -21,10 +22,11 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from config.exceptions import ApplicationError
-from core.permissions import Viewer, is_recruiter
+from core.permissions import Viewer, is_hiring_manager, is_recruiter
+from interviews import staffing
 from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_loop
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
-from kit.models import FollowUp, Level, LoopTemplate, Question, Role, RubricItem
+from kit.models import Competency, FollowUp, Level, LoopTemplate, Question, Role, RubricItem
 from kit.selectors import asked_since, covers_level
 from scoring import visibility
 
@@ -114,7 +116,7 @@ def candidate_history(*, candidate: Candidate, exclude_loop: Loop | None = None)
 def open_loops_of(*, candidate: Candidate) -> list[Loop]:
     """Return the candidate's loops that are not decided yet, oldest first."""
     return list(
-        candidate.loops.exclude(status=Loop.Status.DECIDED)
+        candidate.loops.exclude(status__in=Loop.CLOSED)
         .select_related("role", "level")
         .order_by("created_at", "id")
     )
@@ -140,6 +142,23 @@ def loop_plan(*, candidate: Candidate, role: Role, level: Level) -> LoopPlan:
         level=level.name,
     )
     return LoopPlan(template=template, slots=plans)
+
+
+def slot_plan(*, loop: Loop, slot: SlotSpec) -> SlotPlan:
+    """Return the questions assembly would give one more interview of `loop`, without
+    writing anything: the loop's own and the candidate's earlier questions are taken."""
+    return plan_loop(
+        [slot],
+        options_for(role=loop.role, level=loop.level),
+        excluded=candidate_history(candidate=loop.candidate),
+        level=loop.level.name,
+    )[0]
+
+
+def competencies_for(*, role: Role) -> list[tuple[str, str]]:
+    """Return (slug, name) of every competency the role's questions are tagged with."""
+    used = Competency.objects.filter(questions__role=role).distinct().order_by("slug")
+    return list(used.values_list("slug", "name"))
 
 
 def swap_alternatives(*, item: InterviewQuestion, limit: int = 10) -> list[Option]:
@@ -177,6 +196,8 @@ def loops_visible_to(user: Viewer) -> QuerySet[Loop]:
     if is_recruiter(user):
         return loops
     seat = Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user.pk)
+    if is_hiring_manager(user):  # and the loops of the roles they own (interviews.staffing)
+        return loops.filter(Exists(seat) | staffing.owned(user))
     return loops.filter(Exists(seat))
 
 
@@ -227,10 +248,33 @@ def interview_get(*, user: Viewer, pk: int) -> Interview:
     return get_object_or_404(interviews_visible_to(user), pk=pk)
 
 
+def interviews_staffable_by(user: Viewer) -> QuerySet[Interview]:
+    """Return the interviews the user may open to staff them or change their questions:
+    interviews_visible_to, and for a hiring manager every interview of a role they own
+    (interviews.staffing). Kits and scorecards keep to interviews_visible_to."""
+    if is_recruiter(user) or not is_hiring_manager(user):
+        return interviews_visible_to(user)
+    seat = Exists(Panelist.objects.filter(interview=OuterRef("pk"), user=user.pk))
+    return (
+        Interview.objects.select_related("loop__candidate", "loop__role", "loop__level")
+        .prefetch_related(PANEL, ASSIGNED_QUESTIONS)
+        .filter(seat | staffing.owned(user, "loop__role_id"))
+    )
+
+
+def interview_staffable_get(*, user: Viewer, pk: int) -> Interview:
+    """Return the interview from interviews_staffable_by, or 404."""
+    return get_object_or_404(interviews_staffable_by(user), pk=pk)
+
+
 def loop_detail_prefetch(user: Viewer) -> Prefetch:
     """Return the prefetch of a loop's interviews the user may see (their own, unless recruiter)."""
     interviews = Interview.objects.prefetch_related(PANEL, ASSIGNED_QUESTIONS)
-    if not is_recruiter(user):
+    if is_hiring_manager(user) and not is_recruiter(user):
+        # All of a loop of a role they own; elsewhere, as any panelist, their own.
+        seat = Exists(Panelist.objects.filter(interview=OuterRef("pk"), user=user.pk))
+        interviews = interviews.filter(seat | staffing.owned(user, "loop__role_id"))
+    elif not is_recruiter(user):
         interviews = interviews.filter(panel__user=user)  # type: ignore[misc]
     return Prefetch("interviews", queryset=interviews)
 
@@ -243,14 +287,15 @@ def loop_get(*, user: Viewer, pk: int) -> Loop:
 
 
 def my_interviews(
-    *, user: Viewer
+    *, user: Viewer, among: QuerySet[Interview] | None = None
 ) -> tuple[Sequence[Interview], Sequence[Interview], Sequence[Interview]]:
     """Return the user's interviews: scorecards owed (held, not submitted, loop open;
     oldest first), upcoming (and unscheduled) in open loops, and the rest (held, or in a
-    decided loop; newest first)."""
+    decided loop; newest first). `among` narrows them first (the page's filters)."""
     now = timezone.now()
     mine = list(
-        Interview.objects.filter(panel__user=user)  # type: ignore[misc]
+        (Interview.objects.all() if among is None else among)
+        .filter(panel__user=user)  # type: ignore[misc]
         .annotate(
             card_status=visibility.own_card_status(user),
             own_seat=FilteredRelation("panel", condition=Q(panel__user=user)),
@@ -260,12 +305,9 @@ def my_interviews(
         .prefetch_related(Prefetch("panel", queryset=Panelist.objects.select_related("user")))
         .order_by(F("scheduled_start").asc(nulls_last=True), "id")
     )
-    decided = Loop.Status.DECIDED
-    # A decided loop's interviews that never happened are not upcoming any more: they
-    # join the past, where the table says the loop is decided instead of offering a card.
-    past = [
-        i for i in mine if (i.scheduled_end and i.scheduled_end < now) or i.loop.status == decided
-    ]
+    # A closed loop's interviews that never happened are not upcoming any more: they
+    # join the past, where the table says the loop is closed instead of offering a card.
+    past = [i for i in mine if (i.scheduled_end and i.scheduled_end < now) or i.loop.is_closed]
     upcoming = [i for i in mine if i not in past]
     owed = [
         i
@@ -273,7 +315,7 @@ def my_interviews(
         if visibility.owes(
             shadow=i.as_shadow,
             done=i.card_status == visibility.SUBMITTED,
-            decided=i.loop.status == decided,
+            decided=i.loop.is_closed,
         )
     ]
     done = [i for i in past if i not in owed]
@@ -286,3 +328,37 @@ def kit_for(*, interview: Interview) -> list[InterviewQuestion]:
     `interview` comes from interviews_visible_to, which prefetched all of it.
     """
     return list(interview.questions.all())
+
+
+def seats_on_days(
+    *, user_ids: Collection[int], days: Collection[date]
+) -> dict[tuple[int, date], list[Panelist]]:
+    """Return the people's seats in open loops on the given days, in one query.
+
+    Keyed by (user id, day), each day's seats by start, with the interview, its loop
+    and candidate. Days are in the current time zone (the viewer's). Cancelled seats
+    and closed loops are left out: neither keeps anyone busy.
+    """
+    if not user_ids or not days:
+        return {}
+    zone = timezone.get_current_timezone()
+    on_days = Q()
+    for day in set(days):
+        on_days |= Q(
+            interview__scheduled_start__gte=datetime.combine(day, time.min, tzinfo=zone),
+            interview__scheduled_start__lt=datetime.combine(
+                day + timedelta(days=1), time.min, tzinfo=zone
+            ),
+        )
+    seats = (
+        Panelist.objects.filter(on_days, user_id__in=user_ids, cancelled_at=None)
+        .exclude(interview__loop__status__in=Loop.CLOSED)
+        .select_related("interview__loop__candidate")
+        .order_by("interview__scheduled_start", "id")
+    )
+    found: dict[tuple[int, date], list[Panelist]] = defaultdict(list)
+    for seat in seats:
+        start = seat.interview.scheduled_start
+        assert start is not None  # filtered on it
+        found[(seat.user_id, timezone.localdate(start))].append(seat)
+    return dict(found)

@@ -177,6 +177,12 @@ class InterviewInputSerializer(serializers.Serializer):
 class SwapInputSerializer(serializers.Serializer):
     item = serializers.IntegerField(help_text="id of the interview question to replace")
     question = serializers.PrimaryKeyRelatedField(queryset=Question.objects.all())
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="why the question changes (optional); the loop page shows it",
+    )
 
 
 class AlternativesQuerySerializer(serializers.Serializer):

@@ -6,12 +6,14 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from config.exceptions import ApplicationError, Conflict
 from core.permissions import INTERVIEWER
-from interviews import selectors
+from core.services import audit_event_record as audit
+from interviews import notices, selectors
+from interviews.assembly import SlotSpec
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Question, QuestionVersion, Role
 from kit.services import question_version_mark_used
@@ -100,17 +102,22 @@ def loop_create(
 
 
 def _check_open(loop: Loop) -> None:
-    if loop.status == Loop.Status.DECIDED:
+    if loop.is_closed:
         raise ApplicationError(
-            "This loop is decided; it can no longer change.", code="loop_decided"
+            f"This loop is {loop.get_status_display().lower()}; it can no longer change.",
+            code="loop_decided",
         )
 
 
 @transaction.atomic
 def interview_question_swap(
-    *, item: InterviewQuestion, question: Question, by: User | None = None
+    *, item: InterviewQuestion, question: Question, by: User | None = None, reason: str = ""
 ) -> InterviewQuestion:
-    """Replace one assigned question with one of its ranked alternatives."""
+    """Replace one assigned question with one of its ranked alternatives.
+
+    The item's reason says who swapped it in and why (`reason`, optional); the audit
+    log keeps the question it replaced too. Who may call this: interviews.editing.
+    """
     _check_open(item.interview.loop)
     allowed = {o.question_id: o for o in selectors.swap_alternatives(item=item, limit=10_000)}
     if question.pk not in allowed:
@@ -119,18 +126,28 @@ def interview_question_swap(
             "this level and slot that the candidate has not had and that fits the time left.",
             code="question_not_eligible",
         )
-    who = f" by {_name(by)}" if by else ""
+    why = " ".join(reason.split())  # one line, as the loop page's Why column shows it
+    replaced = item.question_id
     item.question = question
     item.version_id = allowed[question.pk].version_id
-    item.reason = f"swapped in{who}"
+    said = "swapped in" + (f" by {_name(by)}" if by else "") + (f": {why}" if why else "")
+    item.reason = said[: InterviewQuestion._meta.get_field("reason").max_length]
     item.save(update_fields=["question", "version", "reason"])
     question_version_mark_used(version=item.version)
+    audit(actor=by, action="interview.question_swapped", target=f"interview {item.interview_id}",
+          item=item.pk, replaced=replaced, question=question.pk, reason=why)  # fmt: skip
     return item
 
 
 @transaction.atomic
-def interview_questions_reorder(*, interview: Interview, order: Sequence[int]) -> None:
-    """Put the interview's questions in the given order of InterviewQuestion ids."""
+def interview_questions_reorder(
+    *, interview: Interview, order: Sequence[int], by: User | None = None
+) -> None:
+    """Put the interview's questions in the given order of InterviewQuestion ids.
+
+    A new order is audited with the old one; the same order again writes nothing.
+    Who may call this: interviews.editing.
+    """
     _check_open(interview.loop)
     items = {q.pk: q for q in interview.questions.all()}
     if sorted(order) != sorted(items):
@@ -138,6 +155,11 @@ def interview_questions_reorder(*, interview: Interview, order: Sequence[int]) -
             f"order must list each of this interview's questions once: {sorted(items)}",
             code="order_incomplete",
         )
+    before = [q.pk for q in sorted(items.values(), key=lambda q: q.order)]
+    if before == list(order):
+        return
+    audit(actor=by, action="interview.questions_reordered", target=f"interview {interview.pk}",
+          before=before, after=list(order))  # fmt: skip
     # Two passes so the unique (interview, order) constraint holds at every step.
     for position, pk in enumerate(order, start=1):
         InterviewQuestion.objects.filter(pk=pk).update(order=1000 + position)
@@ -145,14 +167,14 @@ def interview_questions_reorder(*, interview: Interview, order: Sequence[int]) -
         InterviewQuestion.objects.filter(pk=pk).update(order=position)
 
 
-def interview_question_move(*, item: InterviewQuestion, up: bool) -> None:
+def interview_question_move(*, item: InterviewQuestion, up: bool, by: User | None = None) -> None:
     """Move one question a place up or down in its interview; at either end, do nothing."""
     ids = list(item.interview.questions.values_list("pk", flat=True))
     i = ids.index(item.pk)
     j = i - 1 if up else i + 1
     if 0 <= j < len(ids):
         ids[i], ids[j] = ids[j], ids[i]
-        interview_questions_reorder(interview=item.interview, order=ids)
+        interview_questions_reorder(interview=item.interview, order=ids, by=by)
 
 
 def _name(user: User) -> str:
@@ -191,7 +213,7 @@ def _check_clashes(
     # The candidate's interviews in any open loop, this one's included.
     clash = (
         Interview.objects.filter(during, loop__candidate_id=interview.loop.candidate_id)
-        .exclude(loop__status=Loop.Status.DECIDED)
+        .exclude(loop__status__in=Loop.CLOSED)
         .exclude(pk=interview.pk)
         .order_by("scheduled_start")
         .first()
@@ -206,7 +228,7 @@ def _check_clashes(
         Panelist.objects.filter(user__in=people)
         .filter(Q(interview__scheduled_start__lt=end, interview__scheduled_end__gt=start))
         .exclude(interview=interview)
-        .exclude(interview__loop__status=Loop.Status.DECIDED)
+        .exclude(interview__loop__status__in=Loop.CLOSED)
         .select_related("user", "interview__loop__candidate")
         .order_by("interview__scheduled_start")
         .first()
@@ -273,6 +295,7 @@ def interview_update(
     (a ValidationError naming `interviewers` or `shadow` otherwise).
     """
     _check_open(interview.loop)
+    before = notices.PanelBefore.of(interview)
     if not interviewers:
         raise ApplicationError("An interview needs at least one interviewer.", code="panel_empty")
     if len({u.pk for u in interviewers}) != len(interviewers):
@@ -295,13 +318,135 @@ def interview_update(
     interview.scheduled_start = scheduled_start
     interview.scheduled_end = scheduled_end
     interview.save(update_fields=["scheduled_start", "scheduled_end"])
-    interview.panel.all().delete()
-    Panelist.objects.bulk_create(
-        [Panelist(interview=interview, user=u) for u in interviewers]
-        + ([Panelist(interview=interview, user=shadow, is_shadow=True)] if shadow else [])
+    _seats_set(
+        interview, {u.pk: False for u in interviewers} | ({shadow.pk: True} if shadow else {})
     )
     loop_refresh_status(loop=interview.loop)
+    notices.panel_changed(interview=interview, before=before)
     return interview
+
+
+def _seats_set(interview: Interview, wanted: dict[int, bool]) -> None:
+    """Make the interview's seats exactly `wanted` (user id -> shadow), keeping kept seats.
+
+    A seat that stays keeps its row, so when its reminder went out (reminded_at)
+    survives a move or a panel change and the overdue reminder is not sent again.
+    """
+    seats = {seat.user_id: seat for seat in interview.panel.all()}
+    interview.panel.exclude(user_id__in=wanted).delete()
+    changed = [
+        seat
+        for user_id, seat in seats.items()
+        if user_id in wanted and (seat.is_shadow, seat.cancelled_at) != (wanted[user_id], None)
+    ]
+    # Demote before promoting, so "one shadow per interview" holds after every UPDATE.
+    for seat in sorted(changed, key=lambda seat: wanted[seat.user_id]):
+        seat.is_shadow, seat.cancelled_at = wanted[seat.user_id], None
+        seat.save(update_fields=["is_shadow", "cancelled_at"])
+    Panelist.objects.bulk_create(
+        [
+            Panelist(interview=interview, user_id=user_id, is_shadow=is_shadow)
+            for user_id, is_shadow in wanted.items()
+            if user_id not in seats
+        ]
+    )
+
+
+@transaction.atomic
+def interview_add(
+    *,
+    loop: Loop,
+    title: str,
+    minutes: int,
+    competencies: Sequence[str] = (),
+    question_count: int = 1,
+    interviewers_wanted: int = 1,
+    by: User,
+) -> Interview:
+    """Add an interview at the end of an open loop, its questions chosen as a slot's.
+
+    1. Refuse a closed loop, and an unknown competency (field `competencies`).
+    2. Plan the new interview as one more slot under the assembly rules (no question the
+       candidate had, in this loop or before; level fit; coverage; least exposed).
+    3. Save it with its questions, add a shortfall to the loop's warnings, audit it
+       as `interview.added`, and move a scheduled loop back to draft: the new
+       interview has no panel or time yet.
+    """
+    loop = Loop.objects.select_for_update().select_related("level", "role").get(pk=loop.pk)
+    _check_open(loop)
+    known = {slug for slug, _ in selectors.competencies_for(role=loop.role)}
+    unknown = sorted(set(competencies) - known)
+    if unknown:
+        raise ValidationError(
+            {"competencies": f"Not a competency of {loop.role}'s questions: {', '.join(unknown)}."},
+            code="competency_unknown",
+        )
+    order = (loop.interviews.aggregate(last=Max("order"))["last"] or 0) + 1
+    interview = Interview(
+        loop=loop,
+        order=order,
+        title=title.strip(),
+        minutes=minutes,
+        competencies=sorted(set(competencies)),
+        interviewers_wanted=interviewers_wanted,
+    )
+    interview.full_clean()
+    interview.save()
+    plan = selectors.slot_plan(
+        loop=loop,
+        slot=SlotSpec(
+            title=interview.title,
+            minutes=minutes,
+            question_count=question_count,
+            competencies=frozenset(interview.competencies),
+            interviewer_count=interviewers_wanted,
+        ),
+    )
+    versions = QuestionVersion.objects.in_bulk([pick.option.version_id for pick in plan.picks])
+    for position, pick in enumerate(plan.picks, start=1):
+        _assign(interview, versions[pick.option.version_id], position, pick.reason)
+    if plan.warning:
+        loop.warnings = [*loop.warnings, plan.warning]
+        loop.save(update_fields=["warnings"])
+    audit(
+        actor=by, action="interview.added", target=f"loop {loop.pk}",
+        title=interview.title, questions=len(plan.picks),
+    )  # fmt: skip
+    loop_refresh_status(loop=loop)
+    return interview
+
+
+@transaction.atomic
+def interview_remove(*, interview: Interview, by: User) -> None:
+    """Take an interview that has not started out of its loop; its panel gets cancellations.
+
+    Refused once the loop is closed, once the interview has started or anyone has
+    started its scorecard, and for a loop's only interview (cancel the loop instead).
+    """
+    loop = Loop.objects.select_for_update().get(pk=interview.loop_id)
+    _check_open(loop)
+    if interview.scheduled_start is not None and interview.scheduled_start <= timezone.now():
+        raise ApplicationError(
+            f"{interview.title} has started: it stays in the loop.", code="interview_started"
+        )
+    if interview.scorecards.exists():  # scoring's cards (the reverse of its FK)
+        raise ApplicationError(
+            f"{interview.title} has a scorecard started: it stays in the loop.",
+            code="interview_has_scorecards",
+        )
+    if not loop.interviews.exclude(pk=interview.pk).exists():
+        raise ApplicationError(
+            "A loop needs at least one interview: cancel the loop instead.",
+            code="loop_needs_an_interview",
+        )
+    seats = list(interview.panel.select_related("user").filter(cancelled_at=None))
+    notices.seats_cancelled(seats=seats, reason="the interview was taken out of the loop")
+    audit(
+        actor=by, action="interview.removed", target=f"loop {loop.pk}",
+        title=interview.title, seats_cancelled=len(seats),
+    )  # fmt: skip
+    interview.delete()
+    loop_refresh_status(loop=loop)
 
 
 def loop_refresh_status(*, loop: Loop) -> None:

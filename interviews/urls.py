@@ -1,9 +1,10 @@
 from django.urls import path
 
-from interviews import views
+from interviews import feeds, views
 
 app_name = "interviews"
 urlpatterns = [
+    path("calendar/<str:token>.ics", feeds.calendar_feed, name="calendar-feed"),
     path("candidates/", views.candidate_list, name="candidate-list"),
     path("candidates/new/", views.candidate_edit, name="candidate-new"),
     path("candidates/<int:pk>/", views.candidate_detail, name="candidate-detail"),
@@ -11,8 +12,10 @@ urlpatterns = [
     path("loops/", views.loop_list, name="loop-list"),
     path("loops/new/", views.loop_new, name="loop-new"),
     path("loops/<int:pk>/", views.loop_detail, name="loop-detail"),
+    path("loops/<int:pk>/interviews/new/", views.interview_add, name="interview-add"),
     path("interviews/", views.my_interviews, name="my-interviews"),
     path("interviews/<int:pk>/panel/", views.interview_panel, name="interview-panel"),
+    path("interviews/<int:pk>/remove/", views.interview_remove, name="interview-remove"),
     path("interviews/<int:pk>/kit/", views.interview_kit, name="kit"),
     path("interviews/<int:pk>/kit.md", views.interview_kit_markdown, name="kit-markdown"),
     path("assigned/<int:pk>/swap/", views.question_swap, name="question-swap"),

@@ -118,6 +118,21 @@ class QuestionForm(forms.Form):
     def clean_follow_ups(self) -> tuple[str, ...]:
         return tuple(_lines(self.cleaned_data["follow_ups"]))
 
+    def clean(self) -> dict[str, Any]:
+        # The services' level-range rule, asked here too so that a reversed range is
+        # shown with the other fields' errors rather than only once they are fixed.
+        data = super().clean() or {}
+        low, high = data.get("min_level"), data.get("max_level")
+        try:
+            services.check_level_range(low, high)
+        except ValidationError:
+            self.add_error(
+                "min_level",
+                f"The level range is reversed: {low} is above {high}. Choose a “From” level"
+                " at or below the “To” level.",
+            )
+        return data
+
     def parts(self, status: str) -> tuple[services.Meta, services.Content]:
         """The cleaned form as the bank services take it, with the question's `status`."""
         data = self.cleaned_data

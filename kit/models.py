@@ -22,6 +22,10 @@ RUBRIC_ITEM_MAX_LENGTH = 500
 class Role(models.Model):
     name = models.CharField(max_length=120, unique=True, validators=[validate_one_line])
     description = models.TextField(blank=True)
+    # The hiring managers who build and staff this role's loops (interviews/staffing.py).
+    owners = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="owned_roles"
+    )
 
     class Meta:
         ordering = ["name"]

@@ -4,14 +4,16 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
 from config.exceptions import ApplicationError
+from core import selectors as core_selectors
 from core.models import AuditEvent
-from core.services import audit_event_record
+from core.permissions import HIRING_MANAGER
+from core.services import audit_event_record, user_access_record
 from kit.content import Content, content_check, content_of, content_problems
 from kit.importers import ImportProblem, QuestionRecord
 from kit.models import (
@@ -182,6 +184,55 @@ def question_status_record(
         question=question.pk,
         status=f"{before} → {after}",
     )
+
+
+@transaction.atomic
+def role_owners_set(*, role: Role, owners: Iterable[User], by: User) -> bool:
+    """Make `owners` exactly the role's owners; return whether that changed anything.
+
+    1. Lock the role, so that two people setting its owners at once do not lose one
+       change or audit the wrong difference.
+    2. Refuse a deactivated user as a new owner (one already owning may stay).
+    3. Put each new owner in the hiring managers group: interviews.staffing lets an
+       owner staff the role's loops only as a hiring manager. Each group change is
+       audited as `permissions.changed`. Removing an owner leaves their group alone:
+       they may own other roles, or have been made a hiring manager on purpose.
+    4. Audit the owners' change as `role.owners_changed`, with the usernames added
+       and removed. Setting the same owners again writes nothing.
+    """
+    Role.objects.select_for_update().filter(pk=role.pk).first()
+    current = {user.pk: user for user in role.owners.all()}
+    wanted = {user.pk: user for user in owners}
+    added = [user for pk, user in wanted.items() if pk not in current]
+    removed = [user for pk, user in current.items() if pk not in wanted]
+    if not added and not removed:
+        return False
+    inactive = sorted(user.username for user in added if not user.is_active)
+    if inactive:
+        raise ValidationError(
+            f"{', '.join(inactive)}: deactivated, so cannot own a role.", code="role_owner_inactive"
+        )
+    role.owners.add(*added)
+    role.owners.remove(*removed)
+    managers = Group.objects.get_or_create(name=HIRING_MANAGER)[0]
+    already = set(
+        managers.user_set.filter(pk__in=[u.pk for u in added]).values_list("pk", flat=True)
+    )
+    for user in added:
+        if user.pk in already:
+            continue
+        before = core_selectors.user_access(pk=user.pk)
+        user.groups.add(managers)
+        user_access_record(user=user, before=before, by=by)
+    audit_event_record(
+        actor=by,
+        action="role.owners_changed",
+        target=f"role {role.name}",
+        role=role.pk,
+        added=sorted(user.username for user in added),
+        removed=sorted(user.username for user in removed),
+    )
+    return True
 
 
 def question_version_mark_used(*, version: QuestionVersion) -> None:

@@ -1,19 +1,25 @@
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db.models import Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from core.auth import signed_in
 from core.params import optional_int, optional_page, valid_query_form
-from core.permissions import is_lead
+from core.permissions import is_lead, is_recruiter
 from kit import selectors, services
 from kit.filters import QuestionFilter
 from kit.forms import QuestionForm, question_initial
-from kit.models import Question, RubricItem
+from kit.models import Question, Role, RubricItem
+
+# The most people the owners form lists at once; a search narrows it.
+OWNER_CHOICES = 200
 
 
 def _lead(request: HttpRequest) -> None:
@@ -130,3 +136,79 @@ def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 messages.success(request, "Saved.")
             return redirect("kit:question-detail", pk=question.pk)
     return render(request, "kit/question_form.html", {"form": form, "question": question})
+
+
+# --- role owners ------------------------------------------------------------------------
+
+
+def _recruiter(request: HttpRequest) -> None:
+    # Owning a role lets a hiring manager staff its loops (interviews.staffing): who does
+    # is the recruiters' call, as loops are. Others get a 404, as on the leads' pages.
+    if not is_recruiter(request.user):
+        raise Http404
+
+
+class RoleOwnersForm(forms.Form):
+    owners = forms.ModelMultipleChoiceField(
+        queryset=User.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args: object, role: Role, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # Form's own arguments
+        # Anyone active may become an owner; one already owning stays a valid choice.
+        field = self.fields["owners"]
+        field.queryset = User.objects.filter(  # type: ignore[attr-defined]  # a ModelMultipleChoiceField
+            Q(is_active=True) | Q(pk__in=role.owners.values("pk"))
+        )
+
+
+def _people(role: Role, search: str) -> tuple[list[User], bool]:
+    """Return the role's owners, then up to OWNER_CHOICES others matching `search`, and
+    whether more matched. Owners always show, so saving the form never drops one unseen."""
+    owners = list(role.owners.order_by("username"))
+    others = User.objects.filter(is_active=True).exclude(pk__in=[u.pk for u in owners])
+    if search:
+        others = others.filter(
+            Q(username__icontains=search)
+            | Q(first_name__icontains=search)
+            | Q(last_name__icontains=search)
+            | Q(email__icontains=search)
+        )
+    found = list(others.order_by("username")[: OWNER_CHOICES + 1])
+    return owners + found[:OWNER_CHOICES], len(found) > OWNER_CHOICES
+
+
+@login_required
+def role_owners(request: HttpRequest, pk: int | None = None) -> HttpResponse:
+    """List each role with its owners; with a role, the form that sets its owners."""
+    _recruiter(request)
+    owners = Prefetch("owners", queryset=User.objects.order_by("username"))
+    roles = Role.objects.prefetch_related(owners).order_by("name")
+    role = get_object_or_404(Role, pk=pk) if pk is not None else None
+    context: dict[str, object] = {"roles": roles, "role": role}
+    if role is None:
+        return render(request, "kit/role_owners.html", context)
+    # Not `request.POST or None`: a form with every box cleared posts nothing, and means it.
+    form = RoleOwnersForm(request.POST if request.method == "POST" else None, role=role)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                changed = services.role_owners_set(
+                    role=role, owners=form.cleaned_data["owners"], by=signed_in(request)
+                )
+            except ValidationError as error:
+                form.add_error("owners", error)
+            else:
+                messages.success(
+                    request, f"Saved the owners of {role.name}." if changed else "Nothing changed."
+                )
+                return redirect("kit:role-owners")
+        status = 400
+    search = request.GET.get("q", "").strip()[:100]
+    people, more = _people(role, search)
+    picked = {str(value) for value in form["owners"].value() or []}
+    if not form.is_bound:
+        picked = {str(user.pk) for user in role.owners.all()}
+    context.update(form=form, people=people, more=more, search=search, picked=picked)
+    return render(request, "kit/role_owners.html", context, status=status)

@@ -11,6 +11,8 @@ router.register("scorecards", scorecards.ScorecardViewSet, basename="scorecard")
 urlpatterns = [
     path("loops/<int:pk>/debrief/", scorecards.DebriefView.as_view(), name="loop-debrief"),
     path("loops/<int:pk>/decision/", scorecards.DecisionView.as_view(), name="loop-decision"),
+    path("loops/<int:pk>/cancel/", scorecards.CancelView.as_view(), name="loop-cancel"),
+    path("loops/<int:pk>/reopen/", scorecards.ReopenView.as_view(), name="loop-reopen"),
     path(
         "candidates/<int:pk>/export/", rights.CandidateExportView.as_view(), name="candidate-export"
     ),

@@ -6,7 +6,7 @@ from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
 
 from scoring.calibration import services
-from scoring.scorecards import services as scorecard_services
+from scoring.scorecards import reminders
 
 
 @shared_task(
@@ -37,7 +37,7 @@ def calibrate_all_task() -> int:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def reminders_task() -> int:
-    return scorecard_services.reminders_send()
+    return reminders.reminders_send()
 
 
 @shared_task

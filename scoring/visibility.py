@@ -89,7 +89,7 @@ def counts(*, shadow: bool, done: bool) -> bool:
 def status_seen(*, status: str, blind: bool) -> str:
     """Return the loop status as a reader sees it: a blind one sees "scheduled" until
     the loop is decided."""
-    if blind and status != Loop.Status.DECIDED:
+    if blind and status not in Loop.CLOSED:
         return Loop.Status.SCHEDULED
     return status
 
@@ -123,7 +123,7 @@ def loop_status_seen(user: Viewer) -> Case | F:
         seat_done()
     )
     return Case(
-        When(Q(status=Loop.Status.DECIDED) | ~Exists(open_seat), then=F("status")),
+        When(Q(status__in=Loop.CLOSED) | ~Exists(open_seat), then=F("status")),
         default=Value(Loop.Status.SCHEDULED),
     )
 
@@ -240,8 +240,12 @@ def seats_holding_up_hire(loop: Loop | int) -> QuerySet[Panelist]:
     return Panelist.objects.filter(interview__loop=loop, is_shadow=False).exclude(seat_done())
 
 
+def seats_open(loop: Loop | int) -> QuerySet[Panelist]:
+    """Return the loop's seats, shadows too, not done and not cancelled: what closing
+    the loop cancels."""
+    return Panelist.objects.filter(interview__loop=loop, cancelled_at=None).exclude(seat_done())
+
+
 def seats_to_remind() -> QuerySet[Panelist]:
     """Return every seat, shadows too, that is not done, in loops still undecided."""
-    return Panelist.objects.exclude(interview__loop__status=Loop.Status.DECIDED).exclude(
-        seat_done()
-    )
+    return Panelist.objects.exclude(interview__loop__status__in=Loop.CLOSED).exclude(seat_done())

@@ -28,6 +28,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from config.urls import urlpatterns  # noqa: F401  (admin autodiscovery)
+from core.accounts import services as accounts
 from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
@@ -125,6 +126,8 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
             by=lead,
         )
         calibration.exercise_rate(answer=exercise.answers.get(order=1), by=colleague, rating=3)
+        # A person's settings; the panel's emails above are queued (unsent: no commit here).
+        accounts.profile_update(user=interviewer, time_zone="Europe/London", emails_on=[])
         User.objects.create_superuser("root", "root@example.com", "pw")
         yield
         transaction.set_rollback(True)

@@ -3,11 +3,142 @@
 Stored in every snapshot (and shown to everyone who reads one), so that a figure
 read out of the JSON, the CSV or the page carries its unit, its sign and what its
 interval means. Keys are the snapshot's own keys.
+
+It also says what the two reliability figures are good for: the bands below are
+written here once, and the dashboard, the definitions block and the calibrate
+command read them from `BANDS` (through `band`). A value is banded as it is
+shown (alpha to three decimals, G(q,k) to two), so that a figure on the line reads
+the band it shows.
+
+======================== ======== ====== ========================== ==========================
+figure                   from     kind   reads                      next step
+======================== ======== ====== ========================== ==========================
+Krippendorff's alpha     0.800    good   reliable                   keep it there: a
+                                                                    calibration exercise as
+                                                                    new interviewers join
+                         0.667    fair   tentative conclusions only run a calibration exercise
+                                                                    on the questions rated
+                                                                    furthest apart
+                         below    poor   do not rely on it          tighten the rubric anchors
+                                                                    of the questions rated
+                                                                    furthest apart, then run
+                                                                    an exercise
+G(q,k), raw panel means  0.80     good   good for decisions         keep the panel size
+                         0.70     fair   acceptable                 add an interviewer or a
+                                                                    question where a decision
+                                                                    is close
+                         below    poor   too noisy for decisions    add interviewers or
+                                                                    questions to each loop
+======================== ======== ====== ========================== ==========================
+
+The alpha bands are Krippendorff's (2004, *Content Analysis*, 2nd ed., p. 241):
+rely on variables with alpha of 0.800 or more, draw tentative conclusions only from
+0.667 to 0.800, and none below. The G(q,k) bands are the usual rules of thumb for a
+reliability coefficient (0.70 acceptable, 0.80 for decisions about people), not
+Putka et al.'s. G(q,k) describes the *raw* panel mean, as rated: the severity-adjusted
+score a debrief shows is not covered by it.
 """
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple
 
 _POINTS = "rating points"
+
+
+class Band(NamedTuple):
+    floor: float | None  # the band's lowest value; None: everything below the others
+    kind: str  # "good", "fair" or "poor": the page's style
+    reads: str  # what the figure is good for
+    next_step: str
+
+
+ALPHA = "reliability.krippendorff_alpha"
+G_QK = "reliability.g_qk"
+
+# Highest band first: `band` takes the first whose floor the value reaches.
+BANDS: dict[str, tuple[Band, ...]] = {
+    ALPHA: (
+        Band(
+            0.8,
+            "good",
+            "reliable",
+            "Keep it there: run a calibration exercise as new interviewers join the panel.",
+        ),
+        Band(
+            0.667,
+            "fair",
+            "tentative conclusions only",
+            "Run a calibration exercise on the questions interviewers rate furthest apart,"
+            " and read flags as prompts for a talk rather than verdicts.",
+        ),
+        Band(
+            None,
+            "poor",
+            "do not rely on it",
+            "Tighten the rubric anchors of the questions interviewers rate furthest apart,"
+            " then run a calibration exercise before acting on flags or scores.",
+        ),
+    ),
+    G_QK: (
+        Band(
+            0.8,
+            "good",
+            "good for decisions",
+            "Keep the panel size: a typical panel's raw mean ranks candidates much as a"
+            " larger panel would.",
+        ),
+        Band(
+            0.7,
+            "fair",
+            "acceptable",
+            "Add an interviewer or a question to loops where the decision is close.",
+        ),
+        Band(
+            None,
+            "poor",
+            "too noisy for decisions",
+            "Add interviewers or questions to each loop: a larger panel's mean is more reliable.",
+        ),
+    ),
+}
+
+# The decimals each figure is shown (and banded) to: Krippendorff's line is 0.667.
+DIGITS = {ALPHA: 3, G_QK: 2}
+
+# Where each band's numbers come from, as the page cites them.
+BAND_SOURCES = {
+    ALPHA: "Krippendorff 2004, Content Analysis, 2nd ed., p. 241",
+    G_QK: "the usual thresholds for a reliability coefficient; they describe raw panel"
+    " means, before any adjustment for severity",
+}
+
+
+def band(key: str, value: float | None) -> Band | None:
+    """Return the band of `value` (None: no band) for the figure `key` of BANDS."""
+    if value is None:
+        return None
+    # Rounded as the page's floatformat rounds it (half up, from the shortest repr).
+    step = Decimal(1).scaleb(-DIGITS[key])
+    shown = float(Decimal(repr(value)).quantize(step, rounding=ROUND_HALF_UP))
+    return next(b for b in BANDS[key] if b.floor is None or shown >= b.floor)
+
+
+def bands_text(key: str) -> str:
+    """Return the figure's bands in one line: "0.800 or more: reliable; ..."."""
+    bands = BANDS[key]
+    digits = DIGITS[key]
+    parts = []
+    for above, this in zip((None, *bands), bands, strict=False):
+        if this.floor is None:
+            assert above is not None and above.floor is not None  # the last band
+            parts.append(f"below {above.floor:.{digits}f}: {this.reads}")
+        elif above is None:
+            parts.append(f"{this.floor:.{digits}f} or more: {this.reads}")
+        else:
+            assert above.floor is not None
+            parts.append(f"{this.floor:.{digits}f} to {above.floor:.{digits}f}: {this.reads}")
+    return "; ".join(parts)
+
 
 DEFINITIONS: dict[str, dict[str, Any]] = {
     "interviewers.mean": {
@@ -102,8 +233,8 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         " is judged against the spread of that question's own ratings, on its own scale"
         " (a question on two scales counts as two), so differences in question difficulty"
         " do not count as agreement. Nominal, ordinal and interval levels.",
-        "unit": "1 perfect agreement, 0 no better than chance; Krippendorff (2004) asks"
-        " 0.80 for firm conclusions and 0.667 at least for tentative ones",
+        "unit": "1 perfect agreement, 0 no better than chance; Krippendorff (2004):"
+        f" {bands_text(ALPHA)}",
         "interval": "krippendorff_alpha_ci95: 95% bootstrap over loops (1,000 resamples),"
         " widened for the chance of drawing other interviewers",
     },
@@ -119,8 +250,9 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
     },
     "reliability.g_qk": {
         "what": "Reliability of a typical panel's raw mean score (Putka et al. 2008), from"
-        " the variance components of the crossed model.",
-        "unit": "0 to 1",
+        " the variance components of the crossed model. It describes raw panel means, as"
+        " rated: not the score adjusted for severity.",
+        "unit": f"0 to 1; {bands_text(G_QK)}",
     },
     "reliability.icc": {
         "what": "The six Shrout and Fleiss ICCs on the largest complete candidates by"
@@ -139,24 +271,3 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "unit": _POINTS,
     },
 }
-
-# Krippendorff (2004, section 11.4): rely on variables with alpha of 0.800 or
-# more, draw only tentative conclusions from 0.667 to 0.800, and none below.
-ALPHA_FIRM = 0.8
-ALPHA_TENTATIVE = 0.667
-
-
-class Verdict(NamedTuple):
-    kind: str  # "good", "fair" or "poor": the page's style
-    text: str
-
-
-def alpha_verdict(alpha: float | None) -> Verdict | None:
-    """Return what an alpha is good for, in Krippendorff's (2004) terms."""
-    if alpha is None:
-        return None
-    if alpha >= ALPHA_FIRM:
-        return Verdict("good", "good agreement")
-    if alpha >= ALPHA_TENTATIVE:
-        return Verdict("fair", "fair agreement: draw only tentative conclusions")
-    return Verdict("poor", "poor agreement: interviewers often rate the same answer differently")

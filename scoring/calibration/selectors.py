@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db.models import Count, Prefetch, QuerySet, Subquery
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Subquery
 from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
 
@@ -244,6 +244,21 @@ def exercises_for(*, user: User) -> QuerySet[CalibrationExercise]:
     return exercises.filter(participants=user)
 
 
+def exercises_waiting_for(*, user: User) -> list[CalibrationExercise]:
+    """Return the open exercises the user is invited to and has answers left to score in,
+    oldest first, each with `n_answers` and `n_scored` (one query)."""
+    scored = Count("answers__ratings", filter=Q(answers__ratings__interviewer=user), distinct=True)
+    waiting = (
+        CalibrationExercise.objects.filter(
+            participants=user, status=CalibrationExercise.Status.OPEN
+        )
+        .annotate(n_answers=Count("answers", distinct=True), n_scored=scored)
+        .filter(n_scored__lt=F("n_answers"))
+        .order_by("created_at", "id")
+    )
+    return list(waiting)
+
+
 def exercise_get(*, user: User, pk: int) -> CalibrationExercise:
     """Return the exercise for a lead or a participant; 404 for anyone else."""
     return get_object_or_404(
@@ -263,6 +278,47 @@ def own_exercise_ratings(*, user: User, exercise: CalibrationExercise) -> dict[i
         interviewer=user,
     ).prefetch_related("checked")
     return {score.answer_id: score for score in scores}
+
+
+@dataclass(frozen=True)
+class OwnGap:
+    """One answer of a closed exercise as a participant reads it: the key and their own
+    score against it (positive gap = more generous than the key)."""
+
+    answer: ReferenceAnswer
+    key: int
+    rating: int | None  # None: they did not score this answer
+    gap: int | None
+    missed: list[str]  # the key's rubric items they did not tick
+    extra: list[str]  # items they ticked that the key does not
+
+
+def own_exercise_gaps(
+    *, exercise: CalibrationExercise, mine: dict[int, ExerciseRating]
+) -> list[OwnGap] | None:
+    """Return, once the exercise is closed, each answer's key with the participant's
+    own score and gap to it (`mine`: own_exercise_ratings); None while it is open,
+    when the key would steer the scores. Nothing of anyone else's scores."""
+    if exercise.status != CalibrationExercise.Status.CLOSED:
+        return None
+    rows = []
+    for answer in exercise.answers.all():
+        key_items = list(answer.key_checked.all())
+        score = mine.get(answer.pk)
+        ticked = list(score.checked.all()) if score else []
+        ticked_ids = {item.pk for item in ticked}
+        key_ids = {item.pk for item in key_items}
+        rows.append(
+            OwnGap(
+                answer=answer,
+                key=answer.key_rating,
+                rating=score.rating if score else None,
+                gap=score.rating - answer.key_rating if score else None,
+                missed=[i.text for i in key_items if i.pk not in ticked_ids] if score else [],
+                extra=[i.text for i in ticked if i.pk not in key_ids],
+            )
+        )
+    return rows
 
 
 @dataclass

@@ -14,6 +14,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from config.exceptions import ApplicationError, Conflict
+from core.accounts.models import Notice
+from core.outbox.services import email_queue
 from core.services import audit_event_record as audit
 from kit import services as kit_services
 from kit.models import Level, Question, QuestionVersion, Role
@@ -299,6 +301,13 @@ def exercise_create(
         )  # fmt: skip
         reference.key_checked.set(answer.key_checked)
     kit_services.question_version_mark_used(version=version)
+    for person in participants:
+        email_queue(
+            user=person,
+            kind=Notice.EXERCISE_INVITED,
+            template=Notice.EXERCISE_INVITED.value,
+            context={"exercise": exercise, "answers": len(answers)},
+        )
     return exercise
 
 

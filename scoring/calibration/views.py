@@ -16,13 +16,13 @@ from config.exceptions import ApplicationError
 from core import spreadsheet
 from core.auth import signed_in
 from core.params import optional_choice, optional_id, optional_int
-from core.permissions import is_lead
+from core.permissions import is_lead, is_recruiter
 from core.services import audit_event_record
 from interviews.forms import interviewer_choices
 from kit.models import Level, Question, Role
 from scoring.anchors import anchors
 from scoring.calibration import selectors, services
-from scoring.calibration.definitions import alpha_verdict
+from scoring.calibration.definitions import ALPHA, BAND_SOURCES, G_QK, band, bands_text
 from scoring.models import CalibrationJob
 
 
@@ -94,12 +94,37 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "job": job,
             "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
             "exercise_icc": selectors.latest_exercise_icc(role=role) if full and role else None,
-            "alpha_verdict": alpha_verdict(result["reliability"]["krippendorff_alpha"]["interval"])
-            if full and result
-            else None,
+            "bands": _reliability_bands(result) if full and result else None,
             "full": full,
+            "viewer": _viewer(request, full=full, result=result),
         },
     )
+
+
+def _reliability_bands(result: dict[str, Any]) -> dict[str, Any]:
+    """Return the band of the alpha and of G(q,k), and where the bands come from."""
+    reliability = result["reliability"]
+    return {
+        "alpha": band(ALPHA, reliability["krippendorff_alpha"]["interval"]),
+        "g_qk": band(G_QK, reliability.get("g_qk")),
+        "alpha_scale": bands_text(ALPHA),
+        "g_qk_scale": bands_text(G_QK),
+        "alpha_source": BAND_SOURCES[ALPHA],
+        "g_qk_source": BAND_SOURCES[G_QK],
+    }
+
+
+def _viewer(request: HttpRequest, *, full: bool, result: dict[str, Any] | None) -> str:
+    """Return who is reading, for the page to say what they see: "lead" (the whole
+    panel), "recruiter" (who rates no one here: no row of their own) or "interviewer"
+    (their own row; a lead blind in the scope reads as one)."""
+    if full:
+        return "lead"
+    # A row of theirs, or one held back (the note): they rate, whatever else they do.
+    rates = bool(result and (result["interviewers"] or result.get("note")))
+    if is_recruiter(request.user) and not is_lead(request.user) and not rates:
+        return "recruiter"
+    return "interviewer"
 
 
 @login_required
@@ -294,6 +319,9 @@ def exercise_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "report": report,
             "participant": participant,
             "mine": mine,
+            "gaps": selectors.own_exercise_gaps(exercise=exercise, mine=mine)
+            if participant
+            else None,
             "anchors": anchors(exercise.version.scale_max),
             "rubric": list(exercise.version.rubric.all()),
         },

@@ -79,6 +79,7 @@ class ExportedPanelistSerializer(serializers.Serializer):
     user = UserRowRefSerializer()
     is_shadow = serializers.BooleanField()
     reminded_at = when("when the overdue-scorecard reminder last went out", null=True)
+    cancelled_at = when("when the seat was cancelled, its loop closed first", null=True)
 
 
 class ExportedInterviewQuestionSerializer(serializers.Serializer):
@@ -175,6 +176,7 @@ class ExportedInterviewSerializer(serializers.Serializer):
     interviewers_wanted = serializers.IntegerField()
     scheduled_start = when(null=True)
     scheduled_end = when(null=True)
+    invite_sequence = serializers.IntegerField(help_text="the calendar invites' SEQUENCE")
     created_at = when()
     panel = ExportedPanelistSerializer(many=True)
     questions = ExportedInterviewQuestionSerializer(many=True)
@@ -199,6 +201,8 @@ class ExportedLoopSerializer(serializers.Serializer):
     decided_at = when(null=True)
     created_by = UserRowRefSerializer(allow_null=True)
     created_at = when()
+    cancelled_at = when("when the loop was cancelled", null=True)
+    cancel_reason = serializers.CharField(help_text="why it was cancelled; blank if not")
     interviews = ExportedInterviewSerializer(many=True)
     feedback_reads = ExportedFeedbackReadSerializer(many=True)
 
@@ -306,6 +310,7 @@ def _export_example() -> dict[str, Any]:
                 "decision_rationale": "Strong on sharding and cost.", "decided_by": recruiter,
                 "decided_at": "2026-12-01T16:00:00+00:00", "created_by": recruiter,
                 "created_at": "2026-11-20T10:05:00+00:00",
+                "cancelled_at": None, "cancel_reason": "",
                 "interviews": [
                     {
                         "id": 7, "loop": {"id": 5},
@@ -314,11 +319,12 @@ def _export_example() -> dict[str, Any]:
                         "competencies": ["distributed-training"], "interviewers_wanted": 1,
                         "scheduled_start": "2026-12-01T09:00:00+00:00",
                         "scheduled_end": "2026-12-01T10:00:00+00:00",
+                        "invite_sequence": 1,
                         "created_at": "2026-11-20T10:05:00+00:00",
                         "panel": [
                             {
                                 "id": 9, "interview": interview, "user": interviewer,
-                                "is_shadow": False, "reminded_at": None,
+                                "is_shadow": False, "reminded_at": None, "cancelled_at": None,
                             }
                         ],
                         "questions": [

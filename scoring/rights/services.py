@@ -12,6 +12,7 @@ from django.utils import timezone
 from config.exceptions import Conflict
 from core.idempotency import idempotent_requests_about_delete
 from core.models import AuditEvent
+from core.outbox.services import emails_about_loops_delete
 from core.services import audit_event_record as audit
 from core.webhooks.services import webhook_event_details_erase
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
@@ -67,6 +68,8 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
         "idempotent_requests": idempotent_requests_about_delete(
             candidate_id=candidate.pk, mentions=redactor.mentions
         ),
+        # Emails not sent yet name the candidate (a sent one keeps no text).
+        "unsent_emails": emails_about_loops_delete(loop_ids=[loop.pk for loop in loops]),
     }
     candidate.name = redactor.replacement
     candidate.email = candidate.phone = candidate.notes = ""

@@ -1,4 +1,4 @@
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import django_filters
@@ -16,14 +16,15 @@ from config.openapi import error
 from core.auth import signed_in
 from core.permissions import is_lead, is_recruiter
 from interviews.api import IdFilter
-from interviews.models import Interview
+from interviews.models import Interview, Loop
 from scoring.models import Scorecard
-from scoring.scorecards import selectors, services
+from scoring.scorecards import closing, selectors, services
 from scoring.scorecards.serializers import (
     AmendInputSerializer,
     AmendmentSerializer,
     DebriefSerializer,
     DecisionInputSerializer,
+    ReasonInputSerializer,
     ScorecardInputSerializer,
     ScorecardSerializer,
     ScorecardStartSerializer,
@@ -205,6 +206,44 @@ class DecisionView(APIView):
         serializer.is_valid(raise_exception=True)
         loop = services.loop_decide(loop=loop, by=signed_in(request), **serializer.validated_data)
         return Response(selectors.debrief_document(user=request.user, pk=loop.pk))
+
+
+def _close_or_reopen(request: Request, pk: int, service: Callable[..., Loop]) -> Response:
+    loop = selectors.loop_for_debrief(user=request.user, pk=pk)
+    if not is_recruiter(request.user):
+        raise PermissionDenied("Only recruiters cancel or reopen loops.")
+    serializer = ReasonInputSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    service(loop=loop, by=signed_in(request), **serializer.validated_data)
+    return Response(selectors.debrief_document(user=request.user, pk=loop.pk))
+
+
+class CancelView(APIView):
+    """Cancel an undecided loop (recruiters): its seats without a card are cancelled and
+    their holders get a calendar cancellation; drafts stay, read-only."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=ReasonInputSerializer,
+        responses={200: DebriefSerializer, 409: error("The loop is already closed.")},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return _close_or_reopen(request, pk, closing.loop_cancel)
+
+
+class ReopenView(APIView):
+    """Reopen a decided or cancelled loop (recruiters): the decision is cleared and the
+    cancelled seats come back, invited again."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=ReasonInputSerializer,
+        responses={200: DebriefSerializer, 409: error("The loop is open.")},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return _close_or_reopen(request, pk, closing.loop_reopen)
 
 
 def _with_version(response: Response, card: Scorecard) -> Response:

@@ -25,6 +25,7 @@ from scoring.models import (
     QuestionRating,
     Scorecard,
 )
+from scoring.scorecards import amendments as amending
 from scoring.scorecards import queries
 
 PANEL_USERS = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
@@ -158,6 +159,22 @@ class DebriefRow:
     interview: Interview
     scorecard: Scorecard
     cells: list[Cell | None] = field(default_factory=list)
+    amendments: list[amending.Note] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TallyRow:
+    interview: Interview
+    counts: list[int]  # in Scorecard.Recommendation's order
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many counted cards (visibility.counts) the reader sees recommend each way."""
+
+    labels: list[str]
+    rows: list[TallyRow]
+    overall: list[int]
 
 
 @dataclass
@@ -172,6 +189,27 @@ class Debrief:
     # Recruiters see the panel's mean adjusted for severity (scoring/templatetags).
     adjustable: bool = False
     reader: int | None = None
+    interviews: list[Interview] = field(default_factory=list)  # the loop's, in order
+
+    @property
+    def tally(self) -> Tally | None:
+        """Return the recommendations of the submitted, non-shadow cards among the rows
+        (the cards the reader may see: visibility.readable), per interview and overall;
+        None for a blind reader, who reads no one else's card and so no panel tally."""
+        if self.blind:
+            return None
+        order = list(Scorecard.Recommendation.values)
+        counts = {interview.pk: [0] * len(order) for interview in self.interviews}
+        for row in self.rows:
+            card = row.scorecard
+            counted = visibility.counts(shadow=card.is_shadow, done=card.is_submitted)
+            # A card imported without a recommendation has none to count.
+            if counted and card.recommendation in order:
+                counts[card.interview_id][order.index(card.recommendation)] += 1
+        rows = [TallyRow(i, counts[i.pk]) for i in self.interviews]
+        overall = [sum(column) for column in zip(*counts.values(), strict=True)]
+        labels = [str(label) for label in Scorecard.Recommendation.labels]
+        return Tally(labels=labels, rows=rows, overall=overall or [0] * len(order))
 
     @property
     def reads_others(self) -> bool:
@@ -216,10 +254,16 @@ class Debrief:
         ]  # fmt: skip
 
     @property
+    def not_yet_held(self) -> list[Interview]:
+        """The loop's interviews whose scheduled end is still ahead."""
+        now = timezone.now()
+        return [i for i in self.interviews if i.scheduled_end and i.scheduled_end > now]
+
+    @property
     def hire_waits(self) -> bool:
         """Whether a hire must wait (services.loop_decide refuses it): an interview
-        without an interviewer, or an interviewer's card not in."""
-        return bool(self.unstaffed or self.outstanding)
+        without an interviewer or not yet held, or an interviewer's card not in."""
+        return bool(self.unstaffed or self.outstanding or self.not_yet_held)
 
 
 def loop_for_debrief(*, user: Viewer, pk: int) -> Loop:
@@ -259,13 +303,14 @@ def debrief(*, user: Viewer, loop: Loop) -> Debrief:
             rating = ratings.get(question.pk)
             row.cells.append(_cell(rating, question) if rating else None)
         rows.append(row)
+    _note_amendments(rows, questions)
     # The readable cards hold every done seat the user may see as done; the rest of
     # the seats read as pending (visibility.seen_done).
     submitted = {(c.interview_id, c.interviewer_id) for c in cards if c.is_submitted}
     pending = [
         seat for i in interviews for seat in i.panel.all() if (i.pk, seat.user_id) not in submitted
     ]
-    decided = loop.status == Loop.Status.DECIDED
+    decided = loop.is_closed
     owed = any(
         visibility.owes(shadow=seat.is_shadow, done=False, decided=decided)
         for seat in pending
@@ -275,8 +320,36 @@ def debrief(*, user: Viewer, loop: Loop) -> Debrief:
     return Debrief(
         loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending,
         unstaffed=unstaffed,
-        adjustable=is_recruiter(user), reader=user.pk,
+        adjustable=is_recruiter(user), reader=user.pk, interviews=interviews,
     )  # fmt: skip
+
+
+def _note_amendments(rows: list[DebriefRow], questions: list[InterviewQuestion]) -> None:
+    """Give each row its card's amendments with what each changed (amendments.changes).
+
+    Names come from what the debrief holds; the follow-ups' texts, which it does not,
+    in one query, and only when an amendment names a follow-up.
+    """
+    changed = [a for row in rows for a in row.scorecard.amendments.all()]
+    if not changed:
+        return
+    rubric = {r.pk: r.text for q in questions for r in q.version.rubric.all()}
+    for row in rows:
+        for rating in row.scorecard.ratings.all():
+            rubric.update((c.pk, c.text) for c in rating.checked.all())
+    wanted = set().union(*(amending.follow_ups_changed(a.before, a.after) for a in changed))
+    labels = amending.Labels(
+        questions={q.pk: q.question.title for q in questions},
+        rubric=rubric,
+        follow_ups=dict(FollowUp.objects.filter(pk__in=wanted).values_list("pk", "text"))
+        if wanted
+        else {},
+    )
+    for row in rows:
+        row.amendments = [
+            amending.Note(a, amending.changes(a.before, a.after, labels=labels))
+            for a in row.scorecard.amendments.all()
+        ]
 
 
 def _cell(rating: QuestionRating, question: InterviewQuestion) -> Cell:

@@ -139,6 +139,10 @@ class DebriefSerializer(serializers.Serializer):
     pending = PendingSerializer(many=True)
 
 
+class ReasonInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(help_text="Why: kept in the audit log.")
+
+
 class DecisionInputSerializer(serializers.Serializer):
     decision = serializers.ChoiceField(choices=Loop.Decision.choices)
     rationale = serializers.CharField()

@@ -1,18 +1,14 @@
-"""Writes for scorecards, the loop's debrief and decision, and reminders."""
+"""Writes for scorecards, the loop's debrief and decision (reminders: reminders.py)."""
 
 import logging
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
-from django.template.loader import render_to_string
 from django.utils import timezone
 
 from config.exceptions import ApplicationError, Conflict, PreconditionFailed
@@ -20,7 +16,8 @@ from core import sql
 from core.permissions import Viewer
 from core.services import audit_event_record as audit
 from core.webhooks.services import webhook_event_emit
-from interviews.models import Interview, Loop, Panelist
+from interviews import notices
+from interviews.models import Interview, InterviewQuestion, Loop
 from kit.models import Role
 from scoring import visibility
 from scoring.calibration.services import calibration_request
@@ -29,7 +26,7 @@ from scoring.models import (
     FeedbackRead,
     Scorecard,
 )
-from scoring.scorecards import queries, selectors
+from scoring.scorecards import closing, queries, selectors
 from scoring.scorecards import webhooks as webhook_payloads
 
 log = logging.getLogger(__name__)
@@ -66,7 +63,7 @@ def scorecard_start(*, interview: Interview, by: User) -> Scorecard:
     interview = sql.loaded(Interview, id=interview.pk, loop_id=loop_id)
     if card[0] is not None:
         scorecard = sql.from_row(Scorecard, card)
-    elif loop_status == Loop.Status.DECIDED:
+    elif loop_status in Loop.CLOSED:
         raise ApplicationError(
             "The loop is decided; no new scorecards are taken for it.", code="loop_decided"
         )
@@ -240,9 +237,12 @@ def _locked(scorecard: Scorecard, by: User) -> Scorecard:
 
 def _check_open(scorecard: Scorecard) -> None:
     # A no-hire may close a loop before every card is in; what is left unwritten stays so.
-    if scorecard.interview.loop.status == Loop.Status.DECIDED:
+    loop = scorecard.interview.loop
+    if loop.is_closed:
         raise ApplicationError(
-            "The loop is decided; its scorecards can no longer change.", code="loop_decided"
+            f"The loop is {loop.get_status_display().lower()}; its scorecards can no longer "
+            "change.",
+            code="loop_decided",
         )
 
 
@@ -305,39 +305,101 @@ def _check_complete(scorecard: Scorecard) -> None:
 
     The half is what keeps a placeholder card (every question "not asked") from
     ending its author's blindness: submitting opens the panel's feedback.
+
+    The error is the first problem, as it always was; its ``problems`` (extra) list
+    every one, each naming the interview question (``item``) or the card's field
+    (``field``) it concerns, so the page can show each next to what it is about.
     """
     # One query: each of the interview's questions with the card's rating of it, if any.
     rows = queries.ratings_of_interview(
         scorecard_id=scorecard.pk, interview_id=scorecard.interview_id
     )
-    missing = []
-    for title, rated, rating, not_asked, reason in rows:
-        if not_asked and not reason:
-            raise ApplicationError(
-                f"Say why '{title}' was not asked before submitting.",
-                code="not_asked_reason_missing",
-            )
-        if rated is None or (rating is None and not not_asked):
-            missing.append(title)
-    if missing:
-        raise ApplicationError(
-            "Rate every question or mark it not asked before submitting: "
-            + "; ".join(f"'{t}'" for t in missing),
-            code="scorecard_incomplete",
-        )
+    unexplained = [title for title, _, _, not_asked, reason in rows if not_asked and not reason]
+    missing = [
+        title
+        for title, rated, rating, not_asked, _ in rows
+        if rated is None or (rating is None and not not_asked)
+    ]
     rated = sum(rating is not None for _, _, rating, _, _ in rows)
     needed = math.ceil(len(rows) * MIN_RATED_SHARE)
-    if rated < needed:
-        raise ApplicationError(
-            f"Rate at least half of the questions ({needed} of {len(rows)}; {rated} rated):"
-            " a scorecard with most questions not asked says too little to open the"
-            " panel's feedback to you.",
-            code="scorecard_too_few_rated",
+    # Rating every unrated question would still leave too few rated: say so now.
+    too_few = rated + len(missing) < needed
+    errors: list[ApplicationError] = []
+    if unexplained:
+        errors.append(
+            ApplicationError(
+                f"Say why '{unexplained[0]}' was not asked before submitting.",
+                code="not_asked_reason_missing",
+            )
+        )
+    if missing:
+        errors.append(
+            ApplicationError(
+                "Rate every question or mark it not asked before submitting: "
+                + "; ".join(f"'{t}'" for t in missing),
+                code="scorecard_incomplete",
+            )
+        )
+    if too_few:
+        errors.append(
+            ApplicationError(
+                f"Rate at least half of the questions ({needed} of {len(rows)}; {rated} rated):"
+                " a scorecard with most questions not asked says too little to open the"
+                " panel's feedback to you.",
+                code="scorecard_too_few_rated",
+            )
         )
     if not scorecard.recommendation:
-        raise ApplicationError(
-            "Choose an overall recommendation before submitting.", code="recommendation_missing"
+        errors.append(
+            ApplicationError(
+                "Choose an overall recommendation before submitting.",
+                code="recommendation_missing",
+            )
         )
+    if errors:
+        first = errors[0]
+        too_few_said = next((e.message for e in errors if e.code == "scorecard_too_few_rated"), "")
+        first.extra = {"problems": _problems(scorecard, rows, too_few=too_few_said)}
+        raise first
+
+
+def _problems(scorecard: Scorecard, rows: Sequence[tuple], *, too_few: str) -> list[dict]:
+    """Return every problem of an incomplete card in the page's order, each with its
+    ``code``, its ``detail`` in plain words and what it concerns: an interview
+    question (``item``), the questions marked not asked (``items``, when too few are
+    rated: `too_few` says so) or a field of the card (``field``).
+
+    Only on a refusal: one more query, for the ids of the interview's questions (in
+    the order ratings_of_interview reads them; (interview, order) is unique).
+    """
+    ids = list(
+        InterviewQuestion.objects.filter(interview_id=scorecard.interview_id)
+        .order_by("order")
+        .values_list("pk", flat=True)
+    )
+    problems: list[dict] = []
+    for item, (_, rated, rating, not_asked, reason) in zip(ids, rows, strict=False):
+        if not_asked and not reason:
+            problems.append({
+                "item": item, "code": "not_asked_reason_missing",
+                "detail": "Say why this question was not asked.",
+            })  # fmt: skip
+        if rated is None or (rating is None and not not_asked):
+            problems.append({
+                "item": item, "code": "scorecard_incomplete",
+                "detail": "Choose a rating, or tick “Not asked” and say why.",
+            })  # fmt: skip
+    if too_few:
+        not_asked_items = [item for item, row in zip(ids, rows, strict=False) if row[3]]
+        problems.append(
+            {"items": not_asked_items, "code": "scorecard_too_few_rated", "detail": too_few}
+        )
+    if not scorecard.recommendation:
+        problems.append({
+            "field": "recommendation", "code": "recommendation_missing",
+            "detail": "Choose an overall recommendation.",
+        })  # fmt: skip
+    return problems
 
 
 @transaction.atomic
@@ -453,6 +515,10 @@ def _loop_maybe_debrief(loop: Loop) -> None:
 @transaction.atomic
 def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     loop = Loop.objects.select_for_update().get(pk=loop.pk)
+    if loop.status == Loop.Status.CANCELLED:
+        raise Conflict(
+            "This loop is cancelled; reopen it before recording a decision.", code="loop_closed"
+        )
     if loop.status == Loop.Status.DECIDED:
         raise Conflict(
             f"This loop was already decided ({loop.get_decision_display()}) "
@@ -472,7 +538,9 @@ def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     loop.decided_at = timezone.now()
     loop.status = Loop.Status.DECIDED
     loop.save()
-    audit(actor=by, action="loop.decided", target=f"loop {loop.pk}", decision=decision)
+    closed = closing.loop_seats_close(loop=loop, reason="the loop was decided")
+    audit(actor=by, action="loop.decided", target=f"loop {loop.pk}", decision=decision, **closed)
+    notices.loop_decided(loop=loop)
     calibration_request(role=loop.role)
     webhook_event_emit(kind="loop.decided", payload=webhook_payloads.loop(loop))
     return loop
@@ -497,6 +565,18 @@ def _check_feedback_for(decision: str, loop: Loop) -> None:
             f"{', '.join(unstaffed)}.",
             code="hire_waits_for_interviews",
         )
+    ahead = list(
+        loop.interviews.filter(scheduled_end__gt=timezone.now())
+        .order_by("scheduled_end")
+        .values_list("title", "scheduled_end")
+    )
+    if ahead:
+        title, end = ahead[0]
+        raise ApplicationError(
+            f"A hire waits until every interview has happened; {title} ends "
+            f"{timezone.localtime(end):%a %d %b %H:%M %Z}.",
+            code="hire_waits_for_interview_end",
+        )
     seats = (
         visibility.seats_holding_up_hire(loop)
         .select_related("user", "interview")
@@ -511,54 +591,3 @@ def _check_feedback_for(decision: str, loop: Loop) -> None:
             f"A hire needs every interviewer's scorecard; still waiting for {', '.join(waiting)}.",
             code="hire_waits_for_scorecards",
         )
-
-
-# --- reminders ----------------------------------------------------------------------------
-
-
-def reminders_send(*, now: datetime | None = None) -> int:
-    """Email interviewers whose scorecard is overdue; return how many emails went out.
-
-    1. A seat is overdue once its interview ended SCORECARD_REMINDER_AFTER ago
-       and its scorecard is not submitted.
-    2. Each seat is claimed with a conditional UPDATE on `reminded_at`, so two
-       beat or worker processes running at once send one email per interval.
-    3. The claim commits before the email goes out: a crash after it skips one
-       reminder rather than sending duplicates.
-    4. A seat whose email cannot be sent (a header the mail library refuses, the
-       mail server refusing it) is logged and skipped; the run goes on.
-    """
-    now = now or timezone.now()
-    after = timedelta(hours=settings.SCORECARD_REMINDER_AFTER_HOURS)
-    every = timedelta(hours=settings.SCORECARD_REMINDER_EVERY_HOURS)
-    due = Q(reminded_at__isnull=True) | Q(reminded_at__lte=now - every)
-    seats = (
-        visibility.seats_to_remind()
-        .filter(due, interview__scheduled_end__lte=now - after)
-        .select_related("user", "interview__loop__candidate")
-    )
-    sent = 0
-    for seat in seats:
-        claimed = Panelist.objects.filter(pk=seat.pk).filter(due).update(reminded_at=now) == 1
-        if not claimed or not seat.user.email:
-            continue
-        try:
-            _remind(seat)
-        except (ValueError, OSError) as exc:  # BadHeaderError is a ValueError; SMTP, OSError
-            log.warning("Reminder for seat %s (interview %s) not sent: %s",
-                        seat.pk, seat.interview_id, exc)  # fmt: skip
-            continue
-        sent += 1
-    return sent
-
-
-def _remind(seat: Panelist) -> None:
-    context = {"seat": seat, "interview": seat.interview, "site_url": settings.SITE_URL}
-    subject = render_to_string("emails/scorecard_reminder_subject.txt", context)
-    send_mail(
-        subject=" ".join(subject.split()),  # one line, whatever the names in it hold
-        message=render_to_string("emails/scorecard_reminder_body.txt", context),
-        html_message=render_to_string("emails/scorecard_reminder_body.html", context),
-        from_email=None,
-        recipient_list=[seat.user.email],
-    )

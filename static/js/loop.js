@@ -1,6 +1,6 @@
 // Loop page: an interview's end time follows its start (start + the interview's length)
 // until the recruiter sets the end by hand.
-document.querySelectorAll("form[data-minutes]").forEach((form) => {
+document.querySelectorAll("[data-minutes]").forEach((form) => {
   const start = form.querySelector("input[name$='-scheduled_start']");
   const end = form.querySelector("input[name$='-scheduled_end']");
   if (!start || !end) return;

@@ -56,6 +56,18 @@
     if (!document.getElementById("changed-elsewhere")) form.prepend(notice);
   }
 
+  // What a refused autosave says, in plain words; the server's own words otherwise.
+  const REFUSED = {
+    loop_decided: "the loop is decided, so this scorecard can no longer change.",
+    scorecard_already_submitted: "this scorecard is already submitted.",
+    scorecard_changed_elsewhere:
+      "this draft was changed in another tab or on another device. Reload to continue.",
+  };
+  function refused(data) {
+    const words = REFUSED[data.code] || data.error || "the server refused this change.";
+    return `Not saved: ${words}`;
+  }
+
   let owed = 0; // saves asked for and not yet answered
   // data-saved is "1" only when every edit so far has been saved: no save waiting on
   // its timer, in the queue or on the wire (tests and the pagehide handler rely on it).
@@ -81,7 +93,7 @@
       })
         .then((response) => response.json().then((data) => ({ ok: response.ok, data })))
         .then(({ ok, data }) => {
-          status.textContent = ok ? `Draft saved at ${data.saved_at}` : `Not saved: ${data.error}`;
+          status.textContent = ok ? `Draft saved at ${data.saved_at}` : refused(data);
           status.classList.toggle("error-text", !ok);
           if (ok) version.value = data.version;
           if (data.code === "scorecard_changed_elsewhere") stale();
@@ -95,7 +107,8 @@
         .catch((error) => {
           settle(false);
           if (error.name === "AbortError") return; // given up on by a submit
-          status.textContent = "Not saved: offline? Keep this page open and try again.";
+          status.textContent =
+            "Not saved: the connection dropped. Keep this page open; your next change is saved once it is back.";
           status.classList.add("error-text");
         })
         .finally(() => {
@@ -133,7 +146,7 @@
     event.preventDefault();
     const button = event.submitter;
     const pending = request;
-    status.textContent = "Finishing the last autosave…";
+    status.textContent = "Saving your last change first…";
     const giveUp = setTimeout(() => pending.abort(), FINISH_MS);
     inFlight.then(() => {
       clearTimeout(giveUp);

@@ -60,6 +60,30 @@ def test_a_right_password_before_the_limit_signs_in_and_resets_the_count(client,
     assert not AccessAttempt.objects.filter(username="ines").exists()
 
 
+def test_the_lockout_page_is_html_in_the_sites_layout_and_says_how_long(client, interviewer):
+    for _ in range(5):
+        client.post("/login/", WRONG)
+
+    response = client.post("/login/", RIGHT)
+
+    assert response.status_code == 429
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    # The sign-in view renders its form first; axes's middleware replaces the response.
+    assert {"registration/lockout.html", "base.html"} <= {t.name for t in response.templates}
+    html = response.content.decode()
+    assert "<title>Account locked · " in html
+    assert '<header class="topbar">' in html and '<main class="page">' in html
+    assert "<h1>Account locked</h1>" in html
+    assert (
+        "Too many failed sign-ins for <strong>ines</strong> from your address (5 in a row)." in html
+    )
+    assert "The account is locked for 60 minutes from the last failed attempt." in html
+    assert "ask an admin to unlock the account now" in html
+    assert '<a class="button" href="/login/">Back to sign in</a>' in html
+    assert 'name="password"' not in html
+    assert "_auth_user_id" not in client.session
+
+
 # --- the sign-in page, with spoofed X-Forwarded-For -------------------------------------
 
 

@@ -178,6 +178,8 @@ def test_conflicts_are_documented_where_a_service_raises_them() -> None:
         ("/scorecards/{id}/", "put"),
         ("/scorecards/{id}/submit/", "post"),
         ("/loops/{id}/decision/", "post"),
+        ("/loops/{id}/cancel/", "post"),
+        ("/loops/{id}/reopen/", "post"),
         ("/candidates/{id}/erase/", "post"),
         ("/loops/", "post"),
         ("/webhooks/deliveries/{id}/replay/", "post"),

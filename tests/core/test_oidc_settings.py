@@ -62,6 +62,7 @@ def test_it_has_defaults_for_what_is_not_set(monkeypatch):
     assert {name: values[name] for name in sorted(values) if name.startswith("OIDC_")} == {
         "OIDC_ENABLED": True,
         "OIDC_GROUPS_CLAIM": "groups",
+        "OIDC_GROUP_HIRING_MANAGER": [],
         "OIDC_GROUP_INTERVIEWER": [],
         "OIDC_GROUP_LEAD": ["kit-leads"],
         "OIDC_GROUP_RECRUITER": [],

@@ -10,7 +10,7 @@ from django.test import Client
 
 from core.models import AuditEvent
 from core.oidc import REFUSALS
-from core.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from tests.conftest import make_user
 from tests.oidc_provider import Provider, provider_environment, running, sso_site
 
@@ -124,6 +124,32 @@ def test_it_leaves_a_persona_alone_when_no_group_maps_to_it(client, provider, mo
         sign_in(client, provider, "lena-sub")
 
     assert groups_of(lena) == {INTERVIEWER, LEAD}
+
+
+def test_it_grants_and_takes_away_the_hiring_manager_persona_by_group(
+    client, provider, monkeypatch
+):
+    env = provider_environment(provider, OIDC_GROUP_HIRING_MANAGER="kit-hiring-managers")
+    provider.set_claims(
+        "lena-sub",
+        {"preferred_username": "lena", "groups": ["kit-interviewers", "kit-hiring-managers"]},
+    )
+
+    with sso_site(monkeypatch, **env):
+        sign_in(client, provider, "lena-sub")
+        lena = User.objects.get(username="lena")
+        assert groups_of(lena) == {INTERVIEWER, HIRING_MANAGER}
+        client.post("/logout/")
+
+        provider.set_claims(
+            "lena-sub", {"preferred_username": "lena", "groups": ["kit-interviewers"]}
+        )
+        sign_in(client, provider, "lena-sub")
+
+    assert groups_of(lena) == {INTERVIEWER}
+    last = AuditEvent.objects.order_by("-pk").first()
+    assert last is not None
+    assert last.data == {"user": "lena", "groups": "Hiring managers, Interviewers → Interviewers"}
 
 
 def test_it_records_no_event_when_nothing_changed(client, provider, site):

@@ -179,14 +179,16 @@ def test_the_whole_journey_from_candidate_to_calibration(
     shot(rita, "recruiter-loop-saved")
     loop_url = rita.url
     day = (timezone.localtime() + timedelta(days=1)).date()
+    # One form for every interview's panel and time, one Save.
     for n, (title, panel) in enumerate(PANELS.items()):
-        section = rita.locator("section.card[id^=interview-]").nth(n)
-        expect(section.locator("h2")).to_have_text(f"{n + 1}. {title}")
-        section.locator("select[name$=-interviewers]").select_option(label=panel)
-        section.get_by_label("Starts").fill(f"{day}T{9 + n * 2:02d}:00")
-        section.get_by_label("Ends").fill(f"{day}T{10 + n * 2:02d}:00")
-        section.locator("button:has-text('Save panel')").click()
-        expect(rita.locator(".messages")).to_contain_text(f"Saved the panel for {title}.")
+        slot = rita.locator("form#schedule fieldset.slot").nth(n)
+        expect(slot.locator("legend").first).to_contain_text(f"{n + 1}. {title}")
+        for name in panel:
+            slot.locator("ul.people label", has_text=name).locator("input").check()
+        slot.get_by_label("Starts").fill(f"{day}T{9 + n * 2:02d}:00")
+        slot.get_by_label("Ends").fill(f"{day}T{10 + n * 2:02d}:00")
+    rita.get_by_role("button", name="Save panels and times").click()
+    expect(rita.locator(".messages")).to_contain_text("Saved the panels and times of")
     rita.goto(loop_url)
     expect(rita.locator(".pagehead .status")).to_have_text(re.compile("^scheduled$", re.I))
     for title, panel in PANELS.items():
@@ -327,9 +329,9 @@ def test_the_whole_journey_from_candidate_to_calibration(
     expect(rita.get_by_text(INES_SUMMARY)).to_be_visible()
     expect(rita.get_by_text(OMAR_SUMMARY)).to_be_visible()
     # Three panels have not reported: a hire waits for them, a no-hire may close the loop.
-    expect(rita.locator("p.notice")).to_contain_text(
-        "3 scorecards still outstanding. A hire waits for every interviewer"
-    )
+    notice = rita.locator("p.notice")
+    expect(notice).to_contain_text("3 scorecards still outstanding; 4 interviews are still ahead")
+    expect(notice).to_contain_text("A hire waits until every interview has happened")
     expect(rita.locator("input[name=decision][value=hire]")).to_be_disabled()
     shot(rita, "recruiter-debrief")
     rita.locator("label.anchor:has(input[name=decision][value=no_hire])").click()

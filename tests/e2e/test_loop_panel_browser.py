@@ -22,7 +22,7 @@ def test_the_end_time_follows_the_start_until_set_by_hand(  # type: ignore[no-un
     page.wait_for_selector("button:has-text('Sign out')")
     page.goto(f"{live_server.url}/loops/{loop.pk}/")
 
-    serving = page.locator(f"form[data-minutes='{first.minutes}']").first
+    serving = page.locator(f"fieldset[data-minutes='{first.minutes}']").first
     serving.get_by_label("Starts").fill("2031-03-04T09:30")
     assert first.minutes == 45
     assert serving.get_by_label("Ends").input_value() == "2031-03-04T10:15"

@@ -185,7 +185,7 @@ def test_submitting_while_an_autosave_is_on_the_wire_waits_for_its_answer(
         page.fill("textarea[name=summary]", "Held on the wire, then submitted.")
         page.locator("textarea[name=summary]").blur()
     page.click("button:has-text('Submit scorecard')")
-    expect(page.locator("#autosave")).to_have_text("Finishing the last autosave…")
+    expect(page.locator("#autosave")).to_have_text("Saving your last change first…")
     assert "post sent" not in wire.events  # the post waits for the autosave's answer
     assert len(held) == 1
     held[0].continue_()

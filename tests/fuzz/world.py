@@ -186,6 +186,16 @@ def well_formed() -> list[Request]:
     paused = WebhookDelivery.objects.filter(subscription__active=False).order_by("pk").first()
     assert replayable is not None and paused is not None
 
+    # An interview the interviewer shadows: its questions are not theirs to change (403).
+    shadowed = (
+        Interview.objects.filter(panel__user=interviewer, panel__is_shadow=True)
+        .order_by("pk")
+        .first()
+    )
+    assert shadowed is not None, "the interviewer shadows no interview"
+    shadowed_item = shadowed.questions.order_by("order").first()
+    assert shadowed_item is not None
+
     # A seat of the interviewer's with no card yet: starting it creates one (201).
     unstarted = (
         Interview.objects.filter(panel__user=interviewer)
@@ -285,6 +295,20 @@ def well_formed() -> list[Request]:
                 "path_parameters": _path(decided.pk, text=False),
                 "body": {"decision": "no_hire", "rationale": "Second thoughts."},
             },
+        ),
+        # closing: an open loop cannot be reopened, a decided one not cancelled (409)
+        (
+            "POST /loops/{id}/reopen/",
+            {"path_parameters": _path(debrief.pk, text=False), "body": {"reason": "Back in."}},
+        ),
+        (
+            "POST /loops/{id}/cancel/",
+            {"path_parameters": _path(decided.pk, text=False), "body": {"reason": "Withdrew."}},
+        ),
+        # a shadow reads no alternatives to the questions (403 for them)
+        (
+            "GET /interviews/{id}/alternatives/",
+            {"path_parameters": _path(shadowed.pk), "query": {"item": str(shadowed_item.pk)}},
         ),
         # an upcoming interview: its panel, its questions' order, a swap
         (

@@ -1,5 +1,6 @@
 """PUT /api/v1/interviews/{id}/: panel, shadow and time; the loop becomes scheduled."""
 
+import re
 import time
 from datetime import timedelta
 
@@ -62,6 +63,40 @@ def test_it_replaces_the_previous_panel(recruiter, interviewer, other_interviewe
     assert list(first.panel.values_list("user__username", "is_shadow")) == [
         ("omar", False),
         ("pia", False),
+    ]
+
+
+def test_a_seat_that_stays_keeps_its_row_and_when_its_reminder_went_out(
+    recruiter, interviewer, other_interviewer, interviews
+):
+    first = interviews[0]
+    pia = make_user("pia", INTERVIEWER, first_name="Pia")
+    put(recruiter, first, body(interviewer, other_interviewer))
+    reminded = timezone.now() - timedelta(hours=3)
+    seat = Panelist.objects.get(interview=first, user=interviewer)
+    Panelist.objects.filter(pk=seat.pk).update(reminded_at=reminded)
+    later = timedelta(hours=2)
+
+    response = put(recruiter, first, body(interviewer, pia, start=START + later, end=END + later))
+
+    assert response.status_code == 200
+    kept = Panelist.objects.get(interview=first, user=interviewer)
+    assert (kept.pk, kept.reminded_at) == (seat.pk, reminded)
+    assert sorted(first.panel.values_list("user__username", flat=True)) == ["ines", "pia"]
+
+
+def test_the_shadow_and_an_interviewer_can_trade_places_in_one_save(
+    recruiter, interviewer, other_interviewer, interviews
+):
+    first = interviews[0]
+    put(recruiter, first, body(interviewer, shadow=other_interviewer))
+
+    response = put(recruiter, first, body(other_interviewer, shadow=interviewer))
+
+    assert response.status_code == 200
+    assert sorted(first.panel.values_list("user__username", "is_shadow")) == [
+        ("ines", True),
+        ("omar", False),
     ]
 
 
@@ -265,9 +300,15 @@ def test_the_panel_page_form_keeps_what_was_entered_after_a_refusal(
 
     assert response.status_code == 200  # shown again, not redirected
     html = response.content.decode()
-    assert '<p class="error" role="alert">The interview must end after it starts. </p>' in html
-    assert f'<option value="{interviewer.pk}" selected>' in html
-    assert f'<option value="{other_interviewer.pk}" selected>' in html
+    # The reason beside the field it concerns, which points at it.
+    end = f"id_i{interviews[0].pk}-scheduled_end"
+    assert f'aria-describedby="{end}-error" aria-invalid="true" id="{end}"' in html
+    assert (
+        f'<span class="field-error" id="{end}-error">The interview must end after it starts.</span>'
+        in html
+    )
+    for person in (interviewer, other_interviewer):
+        assert re.search(rf'<input type="checkbox" [^>]*value="{person.pk}"[^>]* checked>', html)
     assert 'value="2031-03-04T11:00"' in html
     assert snapshot() == before
 

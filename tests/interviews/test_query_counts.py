@@ -141,7 +141,8 @@ def test_the_my_interviews_page(client, interviewer, busy, django_assert_max_num
     # 1 session, 1 user, 1 persona groups (navigation)
     # 1 the interviews with loop, candidate, role and level
     # 1 their panels with the users
-    with django_assert_max_num_queries(5):
+    # 1 the calibration exercises waiting for the interviewer's scores
+    with django_assert_max_num_queries(6):
         response = client.get(reverse("interviews:my-interviews"))
     assert response.content.decode().count('/kit/"') == 2 * LOOPS
 
@@ -175,16 +176,19 @@ def test_the_loop_page(client, recruiter, wide, django_assert_max_num_queries):
     # 1 the loop with candidate, role and level
     # 1 its interviews, 1 their panels with the users, 1 their questions and versions
     # 1 the people who may sit on a panel (the same choices for every interview's form)
-    with django_assert_max_num_queries(10):
+    # 1 their seats in open loops on the days of this loop's interviews
+    with django_assert_max_num_queries(11):
         response = client.get(reverse("interviews:loop-detail", args=[wide.pk]))
-    assert response.content.decode().count("Save panel") == 6
+    assert response.content.decode().count('<fieldset class="slot"') == 6
 
 
 def test_the_loop_list_page(client, recruiter, busy, django_assert_max_num_queries):
     client.force_login(recruiter)
     # 1 session, 1 user, 1 persona groups
-    # 1 the loops with candidate, role, level and interview count
-    with django_assert_max_num_queries(4):
+    # 1 count for the pagination
+    # 1 the page of loops with candidate, role, level and interview count
+    # 3 the filters' choices: roles, levels, people on panels
+    with django_assert_max_num_queries(8):
         response = client.get(reverse("interviews:loop-list"))
     assert response.content.decode().count("Candidate ") >= LOOPS
 
@@ -192,8 +196,8 @@ def test_the_loop_list_page(client, recruiter, busy, django_assert_max_num_queri
 def test_the_candidate_list_page(client, recruiter, busy, django_assert_max_num_queries):
     client.force_login(recruiter)
     # 1 session, 1 user, 1 persona groups
-    # 1 the candidates with their loop counts
-    with django_assert_max_num_queries(4):
+    # 1 count for the pagination, 1 the page of candidates with their loop counts
+    with django_assert_max_num_queries(5):
         response = client.get(reverse("interviews:candidate-list"))
     assert response.content.decode().count("Build a loop</a>") == LOOPS + 1
 

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from core.models import AuditEvent
 from interviews import services
 from interviews.models import Interview, Loop
 from kit.services import SlotData, loop_template_save
@@ -128,3 +129,22 @@ def test_the_page_leaves_the_first_and_last_questions_where_they_are(client, rec
     assert move(client, three, "b", "down").status_code == 302
     assert titles(three) == ["unrelated-1", "a", "b"]
     assert list(three.questions.order_by("order").values_list("order", flat=True)) == [1, 2, 3]
+
+
+def test_a_reorder_is_audited_with_the_order_before_and_after(recruiter, three):
+    before = ids(three, "unrelated-1", "a", "b")
+    after = ids(three, "b", "unrelated-1", "a")
+    assert reorder(recruiter, three, after).status_code == 200
+    event = AuditEvent.objects.get()
+    assert (event.actor, event.action, event.target, event.data) == (
+        recruiter,
+        "interview.questions_reordered",
+        f"interview {three.pk}",
+        {"before": before, "after": after},
+    )
+
+
+def test_a_refused_reorder_records_no_audit_event(recruiter, three):
+    response = reorder(recruiter, three, ids(three, "b", "a"))
+    assert response.status_code == 400
+    assert not AuditEvent.objects.exists()

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from core.models import AuditEvent
 from interviews import services
 from interviews.models import InterviewQuestion, Loop
 from kit.models import QuestionVersion
@@ -279,3 +280,36 @@ def test_alternatives_keep_the_slot_rules_after_the_template_is_replaced(recruit
     )
     assert detail(refused, 400, "question_not_eligible") == REFUSAL.format("unrelated-1")
     assert snapshot() == before
+
+
+def test_a_swap_records_who_and_why_in_the_reason_and_the_audit_log(recruiter, loop, world):
+    target = item(loop, "serving-1")
+    response = client_for(recruiter).post(
+        swap_url(target),
+        {"item": target.pk, "question": world.q["serving-3"].pk, "reason": "Asked last week"},
+        format="json",
+    )
+    assert response.status_code == 200
+    assert response.json()["questions"][0]["reason"] == "swapped in by Rita: Asked last week"
+    event = AuditEvent.objects.get()
+    assert (event.actor, event.action, event.data) == (
+        recruiter,
+        "interview.question_swapped",
+        {
+            "item": target.pk,
+            "replaced": world.q["serving-1"].pk,
+            "question": world.q["serving-3"].pk,
+            "reason": "Asked last week",
+        },
+    )
+
+
+def test_a_refused_swap_records_no_audit_event(recruiter, loop, world):
+    target = item(loop, "serving-1")
+    response = client_for(recruiter).post(
+        swap_url(target),
+        {"item": target.pk, "question": world.q["serving-long"].pk, "reason": "Too long"},
+        format="json",
+    )
+    assert detail(response, 400, "question_not_eligible") == REFUSAL.format("serving-long")
+    assert not AuditEvent.objects.exists()

@@ -1,5 +1,7 @@
 """The question editor pages (leads): write a new question, edit one, versions kept."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -150,3 +152,59 @@ def test_only_leads_may_write_the_bank(
         assert page.post(url, form(role=question.role_id)).status_code == 404
     assert "New question" not in page.get("/bank/").content.decode()
     assert snapshot() == before
+
+
+@pytest.mark.parametrize("editing", [True, False], ids=["edit", "new"])
+def test_each_error_is_beside_its_field_with_a_summary_linking_to_it(
+    lead: User, question: Question, editing: bool
+) -> None:
+    url = f"/bank/questions/{question.pk}/edit/" if editing else "/bank/questions/new/"
+    levels = {
+        "min_level": Level.objects.get(name="L6").pk,
+        "max_level": Level.objects.get(name="L4").pk,
+    }
+    before = snapshot()
+
+    response = signed_in(lead).post(url, form(role=question.role_id, title="", **levels))
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    # The summary comes first, focusable (form-errors.js focuses it), a link per field.
+    summary = body[
+        body.index("data-error-summary") : body.index("</div>", body.index("data-error-summary"))
+    ]
+    assert body.index("data-error-summary") < body.index('name="title"')
+    assert "Not saved yet: 2 things to fix" in summary
+    assert re.findall(r'<a href="(#[^"]+)">', summary) == ["#id_title", "#id_min_level"]
+    assert "Levels, from: The level range is reversed: L6 is above L4." in summary
+    # Each field names its message (aria-describedby) and says it is invalid.
+    assert re.search(
+        r'<select name="min_level"[^>]* aria-invalid="true" aria-describedby="id_min_level_error"',
+        body,
+    )
+    assert (
+        '<span class="field-error" id="id_min_level_error"><span class="error-text">'
+        "The level range is reversed: L6 is above L4. Choose a “From” level at or below the “To”"
+        " level.</span></span>"
+    ) in body
+    assert re.search(
+        r'<input[^>]*name="title"[^>]*aria-invalid="true"[^>]*aria-describedby="id_title_error"',
+        body,
+    )
+    assert (
+        '<span class="field-error" id="id_title_error"><span class="error-text">'
+        "This field is required.</span></span>"
+    ) in body
+    prompt = re.search(r'<textarea name="prompt"[^>]*>', body)
+    assert prompt and "aria-invalid" not in prompt.group(0)
+    assert snapshot() == before
+
+
+def test_a_valid_form_has_no_error_summary_and_its_hints_are_named(
+    lead: User, question: Question
+) -> None:
+    body = signed_in(lead).get(f"/bank/questions/{question.pk}/edit/").content.decode()
+
+    assert "data-error-summary" not in body
+    assert 'aria-describedby="id_prompt_helptext"' in body
+    assert '<span class="hint" id="id_prompt_helptext">' in body

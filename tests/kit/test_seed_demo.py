@@ -5,15 +5,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.test import Client
 
-from core.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from kit.models import Question
 from tests.factories import make_question
 from tests.kit.bank import run, snapshot
 
 DEMO_USERS = {
-    "demo-recruiter": RECRUITER,
-    "demo-lead": LEAD,
-    **{f"demo-interviewer-{n}": INTERVIEWER for n in range(1, 7)},
+    "demo-recruiter": [RECRUITER],
+    "demo-lead": [LEAD],
+    "demo-hiring-manager": sorted([HIRING_MANAGER, INTERVIEWER]),
+    **{f"demo-interviewer-{n}": [INTERVIEWER] for n in range(1, 7)},
 }
 
 
@@ -56,20 +57,23 @@ def test_it_loads_the_starter_bank_into_an_empty_database(db: None) -> None:
 def test_it_creates_the_demo_users_in_their_groups_with_a_usable_password(db: None) -> None:
     run("seed_demo", "--password", "calibrate-me")
 
-    for username, group in DEMO_USERS.items():
+    for username, groups in DEMO_USERS.items():
         user = User.objects.get(username=username)
-        assert [g.name for g in user.groups.all()] == [group], username
+        assert sorted(g.name for g in user.groups.all()) == groups, username
         assert user.is_active
         assert not user.is_superuser
         assert user.has_usable_password()
         assert user.check_password("calibrate-me"), username
     assert User.objects.filter(username__startswith="demo-").count() == len(DEMO_USERS)
     # A real sign-in through the login form (axes needs the request) for each persona.
-    for username in ("demo-recruiter", "demo-lead", "demo-interviewer-6"):
+    for username in ("demo-recruiter", "demo-lead", "demo-hiring-manager", "demo-interviewer-6"):
         client = Client()
         response = client.post("/login/", {"username": username, "password": "calibrate-me"})
         assert (response.status_code, response["Location"]) == (302, "/"), username
         assert client.get("/bank/").status_code == 200, username
+    # The hiring manager owns the starter role: they build its loops.
+    owner = User.objects.get(username="demo-hiring-manager")
+    assert list(owner.owned_roles.values_list("name", flat=True)) == ["AI Infrastructure Engineer"]
 
 
 def test_it_changes_nothing_when_run_twice(db: None) -> None:

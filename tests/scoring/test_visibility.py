@@ -30,7 +30,7 @@ from interviews.selectors import my_interviews
 from scoring import visibility
 from scoring.calibration.ratings import load_ratings
 from scoring.models import QuestionRating, Scorecard
-from scoring.scorecards import selectors, services
+from scoring.scorecards import reminders, selectors, services
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail
 from tests.scoring.helpers import Built, Seat, build_loop, draft, ended, submitted
@@ -422,8 +422,8 @@ def test_reminders_and_the_hire_follow_the_table(
     first, last = world.built.interviews
     after = timedelta(hours=24)
 
-    assert services.reminders_send(now=ended(first) + after - timedelta(seconds=1)) == 0
-    services.reminders_send(now=ended(last) + after)
+    assert reminders.reminders_send(now=ended(first) + after - timedelta(seconds=1)) == 0
+    reminders.reminders_send(now=ended(last) + after)
     reminded = ["sam"] + (["own"] if row.reminded else [])
     assert sorted(m.to[0] for m in mail.outbox) == sorted(
         world.users[label].email for label in reminded

@@ -5,7 +5,8 @@
 * Interview 2: Omar (draft card, notes PRIVATE-NOTE-OMAR) and Pia (submitted card,
   notes PRIVATE-NOTE-PIA) interview.
 * Olga is an interviewer on no loop, invited to a calibration exercise; Rita a recruiter
-  (she built the loop); Leo a calibration lead (he made the exercise).
+  (she built the loop); Leo a calibration lead (he made the exercise); Hank a hiring
+  manager who owns the loop's role and sits on no panel.
 * The candidate has contact details no interviewer may see; the role has a calibration
   snapshot, computed by the real job from the submitted cards.
 """
@@ -14,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.core.cache import cache
 
-from core.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from core.webhooks.models import WebhookDelivery, WebhookSubscription
 from core.webhooks.services import webhook_subscription_create
 from interviews import services as interview_services
@@ -72,6 +73,9 @@ def build_world() -> World:
             for name in ("ines", "omar", "sam", "pia", "olga")
         },
     }
+    # Hank, a hiring manager (an interviewer too) on no panel, owns the loop's role.
+    users["hank"] = make_user("hank", HIRING_MANAGER, first_name="Hank")
+    users["hank"].groups.add(Group.objects.get(name=INTERVIEWER))
     built = build_loop(
         seats=[
             Seat(interviewers=[users["ines"]], shadow=users["sam"]),
@@ -81,6 +85,7 @@ def build_world() -> World:
         recruiter=users["rita"],
     )
     first, second = built.interviews
+    built.loop.role.owners.add(users["hank"])
     candidate = interview_services.candidate_update(
         candidate=built.loop.candidate,
         name="Secret Candidate",

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kit.models import Role
 from scoring.calibration import services
+from scoring.calibration.definitions import ALPHA, band
 
 
 class Command(BaseCommand):
@@ -40,10 +41,12 @@ class Command(BaseCommand):
             if not json:
                 inputs = snapshot.result["inputs"]
                 alpha = snapshot.result["reliability"]["krippendorff_alpha"]["interval"]
+                alpha_band = band(ALPHA, alpha)
                 self.stdout.write(
                     f"{each.name}: {inputs['ratings']} ratings, {inputs['interviewers']} "
                     f"interviewers, {inputs['candidates']} candidates; "
                     f"Krippendorff's alpha (interval) {alpha}"
+                    + (f" ({alpha_band.reads})" if alpha_band else "")
                 )
         if json:
             document = results[0] if len(results) == 1 else results

@@ -11,7 +11,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
-from core.permissions import INTERVIEWER, LEAD, RECRUITER
+from core.outbox.models import OutgoingEmail
+from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from interviews import services as interview_services
 from interviews.models import Loop
 from kit.ladder import ensure_ladder
@@ -21,10 +22,13 @@ from scoring.models import Scorecard
 from scoring.scorecards import services
 
 DATA = Path(settings.BASE_DIR) / "kit" / "data"
+STARTER_ROLE = "AI Infrastructure Engineer"  # the starter bank's role
 INTERVIEWERS = ["Ada", "Brian", "Chen", "Dana", "Emeka", "Farah"]
 DEMO_USERS = [
     ("demo-recruiter", "Riley", "Recruiter", RECRUITER),
     ("demo-lead", "Lee", "Calibration", LEAD),
+    # An interviewer too, who builds and staffs the starter role's loops (owns it).
+    ("demo-hiring-manager", "Harley", "Manager", HIRING_MANAGER),
     *[
         (f"demo-interviewer-{n}", name, "Interviewer", INTERVIEWER)
         for n, name in enumerate(INTERVIEWERS, start=1)
@@ -60,8 +64,9 @@ SUMMARIES = {
 class Command(BaseCommand):
     help = """Load the starter bank, loop templates, demo users, candidates and loops.
 
-    Users: demo-recruiter, demo-lead, demo-interviewer-1 to demo-interviewer-6,
-    all with the given password. The starter bank (kit/data/starter_bank.yaml)
+    Users: demo-recruiter, demo-lead, demo-hiring-manager (an interviewer who owns
+    the starter role, so builds and staffs its loops), demo-interviewer-1 to
+    demo-interviewer-6, all with the given password. The starter bank (kit/data/starter_bank.yaml)
     goes through import_questions, so running this twice changes nothing there;
     candidates and loops are created once.
     """
@@ -94,9 +99,16 @@ class Command(BaseCommand):
             user.save()
             user.groups.add(Group.objects.get(name=persona))
             users[username] = user
+        hiring_manager = users["demo-hiring-manager"]
+        hiring_manager.groups.add(Group.objects.get(name=INTERVIEWER))
+        Role.objects.get(name=STARTER_ROLE).owners.add(hiring_manager)
         if not Loop.objects.exists():
+            last_email = OutgoingEmail.objects.order_by("-pk").values_list("pk", flat=True).first()
             self._history(users)
             self._loops(users)
+            # The demo's invites and decisions tell no one: drop them before they go out
+            # (their send, after this commits, then finds nothing to send).
+            OutgoingEmail.objects.filter(pk__gt=last_email or 0).delete()
         self.stdout.write(
             f"Demo ready: {Question.objects.count()} questions, {Loop.objects.count()} loops; "
             f"users {', '.join(u[0] for u in DEMO_USERS)} (password: {password})"
@@ -196,7 +208,7 @@ class Command(BaseCommand):
         )
         loop = interview_services.loop_create(
             candidate=candidate,
-            role=Role.objects.get(name="AI Infrastructure Engineer"),
+            role=Role.objects.get(name=STARTER_ROLE),
             level=level,
             by=users["demo-recruiter"],
         )

@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from kit.models import Role
+from scoring.calibration.definitions import ALPHA, band
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.factories import RoleFactory
 from tests.scoring.calibration.helpers import (
@@ -224,9 +225,12 @@ def test_it_prints_a_summary_line_without_json(role: Role, tmp_path: Path) -> No
     call_command("calibrate", stdout=out)
 
     alpha = CalibrationSnapshot.objects.get(level=None).result["reliability"]
+    value = alpha["krippendorff_alpha"]["interval"]
+    reads = band(ALPHA, value)
+    assert reads is not None
     assert out.getvalue() == (
         f"{ROLE}: 140 ratings, 7 interviewers, 10 candidates; "
-        f"Krippendorff's alpha (interval) {alpha['krippendorff_alpha']['interval']}\n"
+        f"Krippendorff's alpha (interval) {value} ({reads.reads})\n"
     )
 
 

@@ -8,15 +8,17 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
+from django.template.defaultfilters import floatformat
 from django.test import Client
 from django.utils import timezone
+from django.utils.html import escape
 
 from core.models import AuditEvent
-from core.permissions import INTERVIEWER
+from core.permissions import INTERVIEWER, RECRUITER
 from kit.models import Level, Question, Role, RubricItem
 from scoring.calibration import selectors, services
-from scoring.calibration.definitions import alpha_verdict
+from scoring.calibration.definitions import ALPHA, BANDS, DEFINITIONS, G_QK, band, bands_text
 from scoring.calibration.views import EXPORT_COLUMNS
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import make_user
@@ -60,14 +62,17 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
 
     result = calibrated.snapshot.result
     alpha = result["reliability"]["krippendorff_alpha"]
-    # Shown to two decimals; the snapshot and its CSV keep every digit.
-    assert f'<div class="big">{alpha["interval"]:.2f}</div>' in html
+    # Shown to the decimals they are banded at; the snapshot and its CSV keep every digit.
+    assert f'<div class="big">{alpha["interval"]:.3f}</div>' in html
     assert f"ordinal {alpha['ordinal']:.2f} · nominal {alpha['nominal']:.2f}" in html
     assert f'<div class="big">{result["reliability"]["g_qk"]:.2f}</div>' in html
     assert 'Krippendorff\'s <span class="greek">α</span>' in html
-    verdict = alpha_verdict(alpha["interval"])
-    assert verdict is not None
-    assert f'<div class="verdict {verdict.kind}">{verdict.text.capitalize()}</div>' in html
+    for key, value in ((ALPHA, alpha["interval"]), (G_QK, result["reliability"]["g_qk"])):
+        found_band = band(key, value)
+        assert found_band is not None
+        shown = f'<div class="verdict {found_band.kind}">{found_band.reads.capitalize()}</div>'
+        assert shown in html
+        assert escape(found_band.next_step) in html
     assert "Last computed" in html and "from 140 ratings." in html
     found = tables(html)
     # Each row reads "Full Name username", or the username alone where no name is set.
@@ -96,25 +101,83 @@ def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
 
 
 @pytest.mark.parametrize(
-    ("alpha", "verdict"),
+    ("alpha", "shown", "kind", "reads", "step"),
     [
-        (0.85, "good agreement"),
-        (0.8, "good agreement"),
-        (0.7, "fair agreement: draw only tentative conclusions"),
-        (0.21, "poor agreement: interviewers often rate the same answer differently"),
+        (0.85, "0.850", "good", "Reliable", "run a calibration exercise as new interviewers"),
+        (0.8, "0.800", "good", "Reliable", "run a calibration exercise as new interviewers"),
+        # Banded as shown: a figure on the line reads the band its three decimals show.
+        (0.7995, "0.800", "good", "Reliable", "run a calibration exercise as new interviewers"),
+        (0.7994, "0.799", "fair", "Tentative conclusions only", "Run a calibration exercise"),
+        (0.667, "0.667", "fair", "Tentative conclusions only", "Run a calibration exercise"),
+        (0.6664, "0.666", "poor", "Do not rely on it", "Tighten the rubric anchors"),
+        (0.21, "0.210", "poor", "Do not rely on it", "Tighten the rubric anchors"),
+        (-0.1, "-0.100", "poor", "Do not rely on it", "Tighten the rubric anchors"),
     ],
 )
-def test_the_alpha_card_says_what_the_agreement_is_good_for(
-    client: Client, lead: User, calibrated: Calibrated, alpha: float, verdict: str
-) -> None:
+def test_the_alpha_card_says_what_the_agreement_is_good_for_and_what_to_do(
+    client: Client, lead: User, calibrated: Calibrated, alpha: float, shown: str, kind: str,
+    reads: str, step: str,
+) -> None:  # fmt: skip
     result = calibrated.snapshot.result
     result["reliability"]["krippendorff_alpha"]["interval"] = alpha
     calibrated.snapshot.save(update_fields=["result"])
 
     html = page(client, lead, role=calibrated.role.pk)
 
-    assert f'<div class="big">{alpha:.2f}</div>' in html
-    assert f">{verdict[0].upper()}{verdict[1:]}</div>" in html
+    assert f'<div class="big">{shown}</div>' in html
+    assert f'<div class="verdict {kind}">{reads}</div>' in html
+    assert step in html
+    assert "Krippendorff 2004, Content Analysis, 2nd ed., p. 241" in html
+    assert (
+        "0.800 or more: reliable; 0.667 to 0.800: tentative conclusions only;"
+        " below 0.667: do not rely on it" in html
+    )
+
+
+@pytest.mark.parametrize(
+    ("g_qk", "kind", "reads", "step"),
+    [
+        (0.91, "good", "Good for decisions", "Keep the panel size"),
+        (0.8, "good", "Good for decisions", "Keep the panel size"),
+        (0.795, "good", "Good for decisions", "Keep the panel size"),  # shown as 0.80
+        (0.794, "fair", "Acceptable", "Add an interviewer or a question to loops"),
+        (0.75, "fair", "Acceptable", "Add an interviewer or a question to loops"),
+        (0.7, "fair", "Acceptable", "Add an interviewer or a question to loops"),
+        (0.69, "poor", "Too noisy for decisions", "Add interviewers or questions to each loop"),
+    ],
+)
+def test_the_g_card_says_what_raw_panel_means_are_good_for_and_what_to_do(
+    client: Client, lead: User, calibrated: Calibrated, g_qk: float, kind: str, reads: str,
+    step: str,
+) -> None:  # fmt: skip
+    result = calibrated.snapshot.result
+    result["reliability"]["g_qk"] = g_qk
+    calibrated.snapshot.save(update_fields=["result"])
+
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert f'<div class="big">{floatformat(g_qk, 2)}</div>' in html
+    assert f'<div class="verdict {kind}">{reads}</div>' in html
+    assert step in html
+    assert "they describe raw panel means, before any adjustment for severity" in html
+
+
+def test_a_missing_g_shows_no_band(client: Client, lead: User, calibrated: Calibrated) -> None:
+    result = calibrated.snapshot.result
+    result["reliability"]["g_qk"] = None
+    calibrated.snapshot.save(update_fields=["result"])
+
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert band(G_QK, None) is None
+    for each in BANDS[G_QK]:
+        assert f">{each.reads.capitalize()}</div>" not in html
+
+
+def test_the_definitions_block_carries_the_bands_the_page_shows() -> None:
+    assert bands_text(ALPHA) in DEFINITIONS[ALPHA]["unit"]
+    assert bands_text(G_QK) in DEFINITIONS[G_QK]["unit"]
+    assert "raw panel means" in DEFINITIONS[G_QK]["what"]
 
 
 def test_the_trend_leaves_out_the_alpha_of_snapshots_from_before_it_was_stratified(
@@ -248,6 +311,50 @@ def test_an_interviewer_sees_only_their_own_row(
     assert "Recalculate now" not in html
     assert "Interviewers CSV" not in html
     assert 'id="severity-chart"' not in html and 'id="candidates-chart"' not in html
+
+
+RECRUITER_SEES = (
+    "The panel's figures (reliability, each interviewer's severity, the questions) are for"
+    " calibration leads, and you rate no interviews here, so this page has no row of yours."
+    " Each loop's debrief shows you its panel score adjusted for interviewer severity."
+)
+OWN_ROW_ONLY = "Only your own row is shown, and it leaves out every loop where a scorecard"
+
+
+def test_a_recruiter_is_told_what_they_see_not_that_their_own_row_is_shown(
+    client: Client, recruiter: User, calibrated: Calibrated
+) -> None:
+    html = page(client, recruiter, role=calibrated.role.pk)
+
+    assert RECRUITER_SEES in html
+    assert OWN_ROW_ONLY not in html
+    # No empty table of their own row either, and nothing of the panel's.
+    assert "Interviewers" not in tables(html)
+    assert "No ratings of yours" not in html
+    for name in PANEL:
+        assert name not in html
+    assert "Krippendorff" not in html and "G(q,k)" not in html and "Inputs:" not in html
+
+
+def test_a_recruiter_who_also_rates_reads_as_an_interviewer(
+    client: Client, calibrated: Calibrated
+) -> None:
+    ines = User.objects.get(username="ines")
+    ines.groups.add(Group.objects.get(name=RECRUITER))
+
+    html = page(client, ines, role=calibrated.role.pk)
+
+    assert OWN_ROW_ONLY in html and RECRUITER_SEES not in html
+    assert [row[0] for row in tables(html)["Interviewers"][1:]] == ["Ines ines"]
+
+
+def test_a_lead_is_told_they_see_the_whole_panel(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    html = page(client, lead, role=calibrated.role.pk)
+
+    assert "How reliable the panel is, who rates harsh or lenient" in html
+    assert OWN_ROW_ONLY not in html and RECRUITER_SEES not in html
 
 
 def test_someone_without_ratings_sees_an_empty_row_list(
@@ -390,7 +497,8 @@ def test_a_run_that_finds_nothing_new_says_it_checked(
     html = page(client, lead, role=calibrated.role.pk)
     when = timezone.localtime(later)
     assert (
-        f"Checked again {when:%-d %b, %H:%M}: no new ratings since, so the numbers stand." in html
+        f"Checked again {when:%-d %b, %H:%M %Z}: no new ratings since, so the numbers stand."
+        in html
     )
 
 

@@ -75,6 +75,8 @@ def test_the_scan_finds_the_marker_wherever_the_seed_put_it(seeded: Seeded) -> N
         "scoring_calibrationsnapshot": {"result"},
         "core_webhookevent": {"details"},  # sent to a subscription allowed the details
         "core_idempotentrequest": {"body"},  # the keyed decision's kept answer
+        # The panel's invites and the decision's emails, queued (the seed never commits).
+        "core_outgoingemail": {"subject", "text", "html", "ics"},
     }
 
 
@@ -114,6 +116,7 @@ def test_erasing_leaves_the_marker_in_no_column_of_any_table(
         "snapshots": 2,
         "webhook_events": 6,  # four cards submitted, one amended, the decision
         "idempotent_requests": 1,  # the keyed decision's kept answer
+        "unsent_emails": 9,  # every email about the candidate's loop not sent yet
     }
 
 

@@ -79,7 +79,8 @@ def test_a_recruiter_records_the_decision(
     assert (event.actor, event.target, event.data) == (
         recruiter,
         f"loop {loop.pk}",
-        {"decision": "hire"},
+        # The shadow (sam) had not submitted: their seat is cancelled with the decision.
+        {"decision": "hire", "seats_cancelled": 1, "drafts_kept_read_only": 0},
     )
 
 
@@ -250,13 +251,13 @@ def test_the_page_offers_only_a_no_hire_while_scorecards_are_outstanding(
     url = f"/loops/{panel.loop.pk}/debrief/"
 
     body = signed_in(recruiter).get(url).content.decode()
-    assert "No scorecard is in yet. A hire waits for every interviewer" in body
+    assert "No scorecard is in yet. A hire waits until every interview has happened" in body
     assert 'name="decision" value="hire" required disabled' in body
     assert 'name="decision" value="no_hire" required>' in body
 
     submitted(interviewer, first)
     body = signed_in(recruiter).get(url).content.decode()
-    assert "3 scorecards still outstanding. A hire waits for every interviewer" in body
+    assert "3 scorecards still outstanding. A hire waits until every interview has happened" in body
     assert 'name="decision" value="hire" required disabled' in body
 
     submitted(pia, first)

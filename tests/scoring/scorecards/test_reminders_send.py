@@ -1,4 +1,4 @@
-"""services.reminders_send: email interviewers whose scorecard is overdue, once per interval."""
+"""reminders.reminders_send: email interviewers whose scorecard is overdue, once per interval."""
 
 import threading
 from datetime import datetime, timedelta
@@ -10,7 +10,7 @@ from django.core import mail
 from django.db import connection
 
 from interviews.models import Candidate, Panelist
-from scoring.scorecards import services
+from scoring.scorecards import reminders, services
 from scoring.tasks import reminders_task
 from tests.conftest import need
 from tests.scoring.helpers import Built, Seat, build_loop, draft, ended, submitted
@@ -44,7 +44,7 @@ def due_at(built: Built) -> datetime:
 def test_it_sends_nothing_before_24_hours_have_passed(overdue: Built) -> None:
     first_due = ended(overdue.interviews[0]) + timedelta(hours=24)
 
-    count = services.reminders_send(now=first_due - timedelta(seconds=1))
+    count = reminders.reminders_send(now=first_due - timedelta(seconds=1))
 
     assert (count, mail.outbox) == (0, [])
     assert not Panelist.objects.filter(reminded_at__isnull=False).exists()
@@ -54,7 +54,7 @@ def test_it_emails_each_interviewer_whose_card_is_overdue(overdue: Built) -> Non
     first = overdue.interviews[0]
     now = ended(first) + timedelta(hours=24)
 
-    count = services.reminders_send(now=now)
+    count = reminders.reminders_send(now=now)
 
     # Interview 2 ended an hour later: its seat is not overdue yet.
     assert count == 2
@@ -86,7 +86,7 @@ def test_it_names_the_candidate_and_interview_as_written(
         candidate_name="Dana O'Reilly & Sons",
     )
 
-    services.reminders_send(now=due_at(built))
+    reminders.reminders_send(now=due_at(built))
 
     (message,) = mail.outbox
     # Plain-text mail: no HTML entities in the subject or the text body.
@@ -96,13 +96,13 @@ def test_it_names_the_candidate_and_interview_as_written(
 
 def test_it_sends_again_after_the_interval_and_not_within_it(overdue: Built) -> None:
     now = due_at(overdue)
-    assert services.reminders_send(now=now) == 3
+    assert reminders.reminders_send(now=now) == 3
     mail.outbox.clear()
 
-    within = services.reminders_send(now=now + timedelta(hours=23, minutes=59))
+    within = reminders.reminders_send(now=now + timedelta(hours=23, minutes=59))
     assert (within, mail.outbox) == (0, [])
 
-    again = services.reminders_send(now=now + timedelta(hours=24))
+    again = reminders.reminders_send(now=now + timedelta(hours=24))
     assert again == 3
     assert [to for to, _ in sent()] == [
         "ines@example.com",
@@ -116,21 +116,21 @@ def test_it_honours_the_configured_hours(overdue: Built, settings) -> None:  # t
     settings.SCORECARD_REMINDER_EVERY_HOURS = 6
     last_end = max(ended(i) for i in overdue.interviews)
 
-    assert services.reminders_send(now=last_end + timedelta(hours=1, minutes=59)) == 2
-    assert services.reminders_send(now=last_end + timedelta(hours=2)) == 1
+    assert reminders.reminders_send(now=last_end + timedelta(hours=1, minutes=59)) == 2
+    assert reminders.reminders_send(now=last_end + timedelta(hours=2)) == 1
     # Six hours after each seat's last reminder, not a minute earlier.
-    assert services.reminders_send(now=last_end + timedelta(hours=7, minutes=58)) == 0
-    assert services.reminders_send(now=last_end + timedelta(hours=7, minutes=59)) == 2
-    assert services.reminders_send(now=last_end + timedelta(hours=8)) == 1
+    assert reminders.reminders_send(now=last_end + timedelta(hours=7, minutes=58)) == 0
+    assert reminders.reminders_send(now=last_end + timedelta(hours=7, minutes=59)) == 2
+    assert reminders.reminders_send(now=last_end + timedelta(hours=8)) == 1
     assert len(mail.outbox) == 6
 
 
 def test_it_sends_one_email_per_seat_when_run_twice_in_a_row(overdue: Built) -> None:
     now = due_at(overdue)
 
-    assert services.reminders_send(now=now) == 3
-    assert services.reminders_send(now=now) == 0
-    assert services.reminders_send(now=now + timedelta(minutes=5)) == 0
+    assert reminders.reminders_send(now=now) == 3
+    assert reminders.reminders_send(now=now) == 0
+    assert reminders.reminders_send(now=now + timedelta(minutes=5)) == 0
 
     assert len(mail.outbox) == 3
 
@@ -141,8 +141,8 @@ def test_it_sends_nothing_for_a_submitted_card(
     submitted(pia, overdue.interviews[0])
     now = due_at(overdue)
 
-    services.reminders_send(now=now)
-    services.reminders_send(now=now + timedelta(hours=24))
+    reminders.reminders_send(now=now)
+    reminders.reminders_send(now=now + timedelta(hours=24))
 
     assert [to for to, _ in sent()] == [
         "ines@example.com",
@@ -154,11 +154,11 @@ def test_it_sends_nothing_for_a_submitted_card(
 
 def test_it_stops_once_the_card_is_submitted(overdue: Built, interviewer: User) -> None:
     now = due_at(overdue)
-    services.reminders_send(now=now)
+    reminders.reminders_send(now=now)
     submitted(interviewer, overdue.interviews[0])
     mail.outbox.clear()
 
-    services.reminders_send(now=now + timedelta(hours=24))
+    reminders.reminders_send(now=now + timedelta(hours=24))
 
     assert [to for to, _ in sent()] == ["omar@example.com", "pia@example.com"]
 
@@ -166,7 +166,7 @@ def test_it_stops_once_the_card_is_submitted(overdue: Built, interviewer: User) 
 def test_a_draft_does_not_stop_the_reminders(overdue: Built, interviewer: User) -> None:
     draft(interviewer, overdue.interviews[0])
 
-    services.reminders_send(now=due_at(overdue))
+    reminders.reminders_send(now=due_at(overdue))
 
     assert "ines@example.com" in [to for to, _ in sent()]
 
@@ -174,14 +174,14 @@ def test_a_draft_does_not_stop_the_reminders(overdue: Built, interviewer: User) 
 def test_it_sends_nothing_for_a_decided_loop(overdue: Built, recruiter: User) -> None:
     services.loop_decide(loop=overdue.loop, by=recruiter, decision="no_hire", rationale="Withdrew")
 
-    assert services.reminders_send(now=due_at(overdue)) == 0
+    assert reminders.reminders_send(now=due_at(overdue)) == 0
     assert mail.outbox == []
 
 
 def test_it_skips_an_interviewer_without_an_email_address(overdue: Built, pia: User) -> None:
     User.objects.filter(pk=pia.pk).update(email="")
 
-    assert services.reminders_send(now=due_at(overdue)) == 2
+    assert reminders.reminders_send(now=due_at(overdue)) == 2
     assert [to for to, _ in sent()] == ["ines@example.com", "omar@example.com"]
 
 
@@ -192,8 +192,8 @@ def test_a_seat_whose_email_fails_is_logged_and_skipped_and_the_run_goes_on(
     User.objects.filter(pk=pia.pk).update(email="pia@example.com\nBcc: everyone@example.com")
     seat = Panelist.objects.get(user=pia)
 
-    with caplog.at_level("WARNING", logger="scoring.scorecards.services"):
-        count = services.reminders_send(now=due_at(overdue))
+    with caplog.at_level("WARNING", logger="scoring.scorecards.reminders"):
+        count = reminders.reminders_send(now=due_at(overdue))
 
     assert count == 2
     assert [to for to, _ in sent()] == ["ines@example.com", "omar@example.com"]
@@ -209,7 +209,7 @@ def test_a_candidate_name_with_a_line_break_still_gets_a_one_line_subject(
     # Names written before names were one line (core.validators) may hold a break.
     Candidate.objects.filter(pk=overdue.loop.candidate_id).update(name="Casey\nQuinn")
 
-    assert services.reminders_send(now=due_at(overdue)) == 3
+    assert reminders.reminders_send(now=due_at(overdue)) == 3
     assert {subject for _, subject in sent()} == {
         f"Scorecard overdue: {i.title} with Casey Quinn" for i in overdue.interviews
     }
@@ -236,7 +236,7 @@ def test_concurrent_workers_send_one_email_per_seat_per_interval(
             recorded.append(kwargs["recipient_list"])
         return 1
 
-    monkeypatch.setattr(services, "send_mail", record)
+    monkeypatch.setattr(reminders, "send_mail", record)
     now = due_at(overdue)
 
     def run_workers(at: datetime, workers: int = 4) -> list[int]:
@@ -247,7 +247,7 @@ def test_concurrent_workers_send_one_email_per_seat_per_interval(
         def work() -> None:
             try:
                 barrier.wait(timeout=10)
-                count = services.reminders_send(now=at)
+                count = reminders.reminders_send(now=at)
                 with lock:
                     counts.append(count)
             except BaseException as exc:  # reported below, so a thread cannot fail silently
@@ -273,8 +273,8 @@ def test_concurrent_workers_send_one_email_per_seat_per_interval(
     ]
 
     # Twice more in a row, and again concurrently, within the interval: nothing more.
-    assert services.reminders_send(now=now) == 0
-    assert services.reminders_send(now=now + timedelta(hours=1)) == 0
+    assert reminders.reminders_send(now=now) == 0
+    assert reminders.reminders_send(now=now + timedelta(hours=1)) == 0
     assert sum(run_workers(now + timedelta(hours=2))) == 0
     assert len(recorded) == 3
 

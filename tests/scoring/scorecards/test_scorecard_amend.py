@@ -125,7 +125,7 @@ def test_it_shows_the_amendment_on_the_debrief_page(
     body = response.content.decode()
     assert "<strong>Amended</strong> by Ines" in body
     assert "“Re-read my notes: the cost estimate was off by 10x.”" in body
-    assert "(recommendation yes → no)" in body
+    assert "<li>recommendation: Yes → No</li>" in body
 
 
 @pytest.mark.parametrize(
@@ -342,7 +342,18 @@ def test_the_page_refuses_an_amendment_without_a_reason(
     response = client.post(f"/scorecards/{card.pk}/amend/", form_data(first, rating=1))
 
     assert response.status_code == 200
-    assert "An amendment needs a reason." in response.content.decode()
+    body = response.content.decode()
+    assert "An amendment needs a reason." in body
+    # Beside the reason field, which names it, and linked from the summary at the top.
+    assert (
+        '<textarea name="reason" rows="2" required id="reason" aria-invalid="true"'
+        ' aria-describedby="reason-error"></textarea>'
+    ) in body
+    assert (
+        '<span class="error-text field-error" id="reason-error">An amendment needs a reason.</span>'
+    ) in body
+    assert '<a href="#reason">Reason for the amendment: An amendment needs a reason.</a>' in body
+    assert "The amendment is not recorded yet: one thing to fix" in body
     assert state() == before
 
 

@@ -6,8 +6,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from interviews.models import Interview
-from scoring.models import QuestionRating, Scorecard
+from core.models import AuditEvent
+from interviews.models import Interview, InterviewQuestion
+from scoring.models import CalibrationJob, QuestionRating, Scorecard
 from tests.scoring.helpers import follow_ups, form_data, rubric, state, submitted
 
 
@@ -228,10 +229,11 @@ def test_it_refuses_to_submit_an_incomplete_card_naming_the_question(
     response = client.post(url(first), {**data, "action": "submit"})
 
     assert response.status_code == 200
+    body = response.content.decode()
     assert (
-        "Rate every question or mark it not asked before submitting: "
-        f"&#x27;{items[3].question.title}&#x27;"
-    ) in response.content.decode()
+        f'<a href="#q{items[3].pk}-rating">Question 4, {items[3].question.title}: Choose a rating,'
+        " or tick “Not asked” and say why.</a>"
+    ) in body
     # What was typed is kept as the draft; nothing is submitted.
     card = Scorecard.objects.get()
     assert (card.status, card.submitted_at) == ("draft", None)
@@ -309,3 +311,115 @@ def test_autosave_refuses_a_rating_on_a_question_marked_not_asked(
         },
     )
     assert state() == before
+
+
+def section(body: str, item: InterviewQuestion) -> str:
+    """Return the page's section for one question, up to the next one."""
+    start = body.index(f'<section class="card sq" id="item-{item.pk}">')
+    return body[start : body.index("</section>", start)]
+
+
+def summary_links(body: str) -> list[str]:
+    start = body.index('<div class="error error-summary" id="error-summary" data-error-summary')
+    return re.findall(r'<a href="(#[^"]+)">', body[start : body.index("</div>", start)])
+
+
+def test_an_incomplete_card_shows_each_problem_by_its_field_and_stays_a_draft(
+    first: Interview, interviewer: User
+) -> None:
+    client = signed_in(interviewer)
+    q1, q2, q3, q4 = first.questions.select_related("question").order_by("order")
+    data = form_data(first, recommendation="", summary="Half done")
+    data[f"q{q2.pk}-rating"] = ""  # not rated
+    data |= {f"q{q3.pk}-rating": "", f"q{q3.pk}-not_asked": "on", f"q{q3.pk}-reason": ""}
+    data |= {f"q{q3.pk}-checked": [], f"q{q3.pk}-follow_ups": []}  # not asked, no reason
+
+    response = client.post(url(first), {**data, "action": "submit"})
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    # The summary: one link per problem, in the page's order; focus goes to it (form-errors.js).
+    assert 'data-error-summary tabindex="-1"' in body
+    assert "Your scorecard is not submitted yet: 3 things to fix" in body
+    assert summary_links(body) == [f"#q{q2.pk}-rating", f"#q{q3.pk}-reason", "#recommendation"]
+    assert "Your answers are saved as a draft." in body
+    # Each message beside its field, which names it (aria-describedby) and is marked invalid.
+    rating_error = f'<p class="error-text field-error" id="q{q2.pk}-rating-error">'
+    assert f"{rating_error}Choose a rating, or tick “Not asked” and say why.</p>" in section(
+        body, q2
+    )
+    assert (
+        f'id="q{q2.pk}-rating" tabindex="-1" aria-label="Rating for {q2.question.title}"'
+        f' aria-invalid="true" aria-describedby="q{q2.pk}-rating-error">'
+    ) in section(body, q2)
+    assert (
+        f'id="q{q3.pk}-reason" value="" placeholder="e.g. ran out of time" aria-invalid="true"'
+        f' aria-describedby="q{q3.pk}-reason-error">'
+    ) in section(body, q3)
+    assert (
+        f'<span class="error-text field-error" id="q{q3.pk}-reason-error">'
+        "Say why this question was not asked.</span>"
+    ) in section(body, q3)
+    for fine in (q1, q4):
+        assert "aria-invalid" not in section(body, fine)
+        assert "error-text" not in section(body, fine)
+    assert (
+        '<p class="error-text field-error" id="recommendation-error">'
+        "Choose an overall recommendation.</p>"
+    ) in body
+    assert (
+        'id="recommendation" tabindex="-1" aria-label="Recommendation" aria-invalid="true"'
+        ' aria-describedby="recommendation-error">'
+    ) in body
+    # The submit bar says it too; no banner repeats the service's wording.
+    assert "Not submitted: 3 things to fix, listed" in body
+    assert '<ul class="messages">' not in body
+    # What was typed is kept as the draft; nothing is submitted.
+    card = Scorecard.objects.get()
+    assert (card.status, card.submitted_at, card.summary) == ("draft", None, "Half done")
+    ratings = QuestionRating.objects.filter(scorecard=card).order_by("item__order")
+    assert [(r.rating, r.not_asked) for r in ratings] == [
+        (3, False), (None, False), (None, True), (3, False),
+    ]  # fmt: skip
+    assert not AuditEvent.objects.exists()
+    assert not CalibrationJob.objects.exists()
+
+
+def test_a_card_with_too_few_rated_marks_each_question_not_asked(
+    first: Interview, interviewer: User
+) -> None:
+    client = signed_in(interviewer)
+    items = list(first.questions.select_related("question").order_by("order"))
+    data = form_data(first)
+    for item in items[1:]:
+        data |= {f"q{item.pk}-rating": "", f"q{item.pk}-not_asked": "on"}
+        data |= {f"q{item.pk}-reason": "no time", f"q{item.pk}-checked": []}
+        data |= {f"q{item.pk}-follow_ups": []}
+
+    response = client.post(url(first), {**data, "action": "submit"})
+
+    body = response.content.decode()
+    assert summary_links(body) == [f"#q{items[1].pk}-not_asked"]
+    assert (
+        "Questions marked not asked: Rate at least half of the questions (2 of 4; 1 rated)" in body
+    )
+    assert "aria-invalid" not in section(body, items[0])
+    for item in items[1:]:
+        assert (
+            f'id="q{item.pk}-not_asked" checked aria-invalid="true"'
+            f' aria-describedby="q{item.pk}-not_asked-error">'
+        ) in section(body, item)
+        assert (
+            f'id="q{item.pk}-not_asked-error">If you asked this question, untick “Not asked”'
+            " and rate it.</p>"
+        ) in section(body, item)
+    assert Scorecard.objects.get().status == "draft"
+    assert not AuditEvent.objects.exists()
+
+
+def test_a_complete_card_shows_no_error_summary(first: Interview, interviewer: User) -> None:
+    body = signed_in(interviewer).get(url(first)).content.decode()
+
+    assert "data-error-summary" not in body
+    assert "aria-invalid" not in body
+    assert "Once submitted, a scorecard can only be amended with a reason." in body

@@ -14,7 +14,7 @@ from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import at_once, client_for, need
-from tests.problems import NOT_FOUND, detail
+from tests.problems import NOT_FOUND, detail, problem
 from tests.scoring.helpers import Built, card_json, draft, ratings_for, state, submitted
 
 
@@ -235,3 +235,34 @@ def test_ten_concurrent_submits_make_one_submission(
     assert len(rows) == 1
     assert (rows[0].status, rows[0].submitted_at) == ("submitted", won[0].submitted_at)
     assert len(published) == 1
+
+
+def test_a_refusal_lists_every_problem_with_the_question_or_field_it_concerns(
+    first: Interview, interviewer: User
+) -> None:
+    card = services.scorecard_start(interview=first, by=interviewer)
+    ratings = ratings_for(first)
+    q1, q2, q3, _ = (r.item for r in ratings)
+    ratings[1] = services.RatingInput(item=q2, not_asked=True)  # no reason
+    services.scorecard_save_draft(
+        scorecard=card, by=interviewer, recommendation="", ratings=[ratings[0], ratings[1]]
+    )
+    before = state()
+
+    response = submit(interviewer, card)
+
+    # The first problem is the error, worded as before; `problems` add every one.
+    body = problem(response, 400, "not_asked_reason_missing")
+    assert body["detail"] == f"Say why '{titles(first)[1]}' was not asked before submitting."
+    assert body["problems"] == [
+        {"item": q2, "code": "not_asked_reason_missing",
+         "detail": "Say why this question was not asked."},
+        {"item": q3, "code": "scorecard_incomplete",
+         "detail": "Choose a rating, or tick “Not asked” and say why."},
+        {"item": ratings[3].item, "code": "scorecard_incomplete",
+         "detail": "Choose a rating, or tick “Not asked” and say why."},
+        {"field": "recommendation", "code": "recommendation_missing",
+         "detail": "Choose an overall recommendation."},
+    ]  # fmt: skip
+    assert q1 not in [p.get("item") for p in body["problems"]]
+    assert state() == before
