@@ -356,12 +356,15 @@ def type_nullable_schemas(result: dict[str, Any], generator: Any, **kwargs: Any)
 
     drf-spectacular writes a nullable reference as `allOf: [$ref], nullable: true` and a
     nullable choice as `oneOf: [Enum, NullEnum], nullable: true`, with no `type`, which
-    OpenAPI 3.0 leaves undefined (Redocly's nullable-type-sibling). Here a reference gets
-    its target's type; a choice whose branches already allow null drops the outer
-    flag; a union of scalars carries the flag on each branch instead. And an operation
-    that needs no credentials says so with `security: []` rather than by silence.
+    OpenAPI 3.0 leaves undefined (Redocly's nullable-type-sibling). And `nullable` does
+    not reach into `allOf`, so a strict validator (Spectral's) refuses null there. Here
+    a reference becomes a choice of it or null, as drf-spectacular writes a nullable
+    choice; a choice whose branches already allow null drops the outer flag; a union
+    of scalars carries the flag on each branch instead. And an operation that needs no
+    credentials says so with `security: []` rather than by silence.
     """
     components = result.get("components", {}).get("schemas", {})
+    null = {"$ref": "#/components/schemas/NullEnum"}
 
     def fix(node: Any) -> None:
         if isinstance(node, list):
@@ -372,7 +375,11 @@ def type_nullable_schemas(result: dict[str, Any], generator: Any, **kwargs: Any)
             return
         if node.get("nullable") and "type" not in node:
             branches = node.get("allOf") or node.get("oneOf") or node.get("anyOf") or []
-            if "allOf" in node and len(branches) == 1 and _type_of(branches[0], components):
+            if "allOf" in node and len(branches) == 1 and "$ref" in branches[0]:
+                components.setdefault("NullEnum", {"enum": [None]})
+                del node["nullable"], node["allOf"]
+                node["oneOf"] = [branches[0], null]
+            elif "allOf" in node and len(branches) == 1 and _type_of(branches[0], components):
                 node["type"] = _type_of(branches[0], components)
             elif any(_allows_null(branch, components) for branch in branches):
                 del node["nullable"]

@@ -36,6 +36,8 @@ class RoleViewSet(ETagMixin, viewsets.ModelViewSet):
 
 
 class LevelViewSet(viewsets.ReadOnlyModelViewSet):
+    """The levels of the ladder, lowest rank first. Read here; changed in the admin."""
+
     lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     queryset = Level.objects.all()
     serializer_class = LevelSerializer
