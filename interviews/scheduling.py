@@ -115,17 +115,30 @@ def loop_schedule(*, loop: Loop, plans: Sequence[Plan]) -> list[Interview]:
     1. Skip each plan that asks for what its interview has already: an interview the
        recruiter did not touch is neither re-saved (no invites go out again) nor
        refused for what it lacks (an empty panel in a draft).
-    2. Save the others in order through interview_schedule, so each is checked against
-       the ones saved before it (the candidate is not in two of them at once).
-    3. The first refusal raises Refused naming its interview; the transaction rolls
-       back the interviews saved before it, and their notices with it.
+    2. Lift the times of the interviews being moved off the calendar first, so the
+       batch is checked as a whole: two interviews trading times is no clash, since
+       neither keeps its old time. The interviews in hand keep their old times, so
+       the past-time rule and the notices still see what changed.
+    3. Save the changed plans in order through interview_schedule, so each is checked
+       against the ones saved before it (the candidate is not in two of them at once)
+       and against everything not moving.
+    4. The first refusal raises Refused naming its interview; the transaction rolls
+       back the interviews saved before it, the lifted times and the notices.
     """
-    done: list[Interview] = []
     for plan in plans:
         if plan.interview.loop_id != loop.pk:
             raise ValueError(f"interview {plan.interview.pk} is not in loop {loop.pk}")
-        if not plan.changed:
-            continue
+    changed = [plan for plan in plans if plan.changed]
+    moving = [
+        plan.interview.pk
+        for plan in changed
+        if not same_time(plan.scheduled_start, plan.interview.scheduled_start)
+        or not same_time(plan.scheduled_end, plan.interview.scheduled_end)
+    ]
+    if len(moving) > 1:
+        Interview.objects.filter(pk__in=moving).update(scheduled_start=None, scheduled_end=None)
+    done: list[Interview] = []
+    for plan in changed:
         try:
             done.append(
                 interview_schedule(
@@ -138,4 +151,8 @@ def loop_schedule(*, loop: Loop, plans: Sequence[Plan]) -> list[Interview]:
             )
         except (ApplicationError, ValidationError) as exc:
             raise Refused(plan.interview, exc) from exc
+    if done:
+        # Each save judged the loop's status while later ones were still lifted.
+        loop.refresh_from_db(fields=["status"])
+        services.loop_refresh_status(loop=loop)
     return done

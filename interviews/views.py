@@ -1,3 +1,5 @@
+from datetime import datetime
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -235,8 +237,10 @@ def _loop_page(
     people = people if people is not None else interviewer_choices()
     forms = forms or {}
     interviews = list(loop.interviews.all())
-    days = {timezone.localdate(i.scheduled_start) for i in interviews if i.scheduled_start}
-    seats = selectors.seats_on_days(user_ids=[u.pk for u in people], days=days)
+    # A refused save shows who else is busy on the day typed, not the day saved.
+    starts = {i.pk: _typed_start(forms.get(i.pk), i.scheduled_start) for i in interviews}
+    days = {pk: timezone.localdate(start) for pk, start in starts.items() if start}
+    seats = selectors.seats_on_days(user_ids=[u.pk for u in people], days=set(days.values()))
     rows = []
     for interview in interviews:
         form = forms.get(interview.pk) or PanelForm(
@@ -250,7 +254,7 @@ def _loop_page(
             people=people,
         )
         form.describe_errors()
-        day = timezone.localdate(interview.scheduled_start) if interview.scheduled_start else None
+        day = days.get(interview.pk)
         picker = [
             (
                 box,
@@ -270,6 +274,21 @@ def _loop_page(
     return render(request, "interviews/loop_detail.html", context)
 
 
+def _typed_start(form: PanelForm | None, saved: datetime | None) -> datetime | None:
+    """The start a bound form was sent with, if it reads as a time; else the saved one.
+
+    Read from what was sent, not cleaned_data: a refusal on the field (a clash) takes
+    the value out of cleaned_data.
+    """
+    if form is None or not form.is_bound:
+        return saved
+    try:
+        typed = form.fields["scheduled_start"].clean(form["scheduled_start"].data)
+    except ValidationError:
+        return saved
+    return typed if isinstance(typed, datetime) else saved
+
+
 @login_required
 @require_POST
 def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
@@ -286,7 +305,7 @@ def interview_panel(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect(f"{_loop_url(interview.loop_id)}#interview-{interview.pk}")
         except (ApplicationError, ValidationError) as exc:
             _refusal_on(form, exc)
-    messages.error(request, f"{interview.title}: not saved; the reason is by its panel form.")
+    messages.error(request, f"{interview.title} was not saved: the reason is next to the field.")
     return _loop_page(request, interview.loop_id, forms={interview.pk: form}, people=people)
 
 

@@ -1,6 +1,7 @@
 // Loop page, "Panels and times": a text filter over each interview's list of people
-// (the checkboxes work alone without this script), and the first field with an error
-// takes the focus after a refused save.
+// (the checkboxes work alone without this script), a note when a start moves off the
+// day the busy times are for, and the first field with an error takes the focus after
+// a refused save.
 (function () {
   var fold = function (text) {
     return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
@@ -44,6 +45,30 @@
     filter.addEventListener("keydown", function (event) {
       if (event.key === "Enter") event.preventDefault();
     });
+  });
+
+  // Who else is busy is listed for the day the form opened with; once the start moves to
+  // another day, that list no longer applies, so it gives way to a note until saved.
+  document.querySelectorAll("#schedule .slot").forEach(function (slot) {
+    var start = slot.querySelector("input[name$='-scheduled_start']");
+    var picker = slot.querySelector(".picker");
+    if (!start || !picker) return;
+    var busy = Array.prototype.slice.call(picker.querySelectorAll(".busy"));
+    var note = document.createElement("p");
+    note.className = "muted small busy-note";
+    note.hidden = true;
+    note.setAttribute("role", "status");
+    note.textContent =
+      "Other interviews are listed for the day this form opened with. Save to check " +
+      "the new day: a clash is refused and named.";
+    picker.insertBefore(note, picker.querySelector("ul.people"));
+    var sync = function () {
+      var moved = start.value.slice(0, 10) !== start.defaultValue.slice(0, 10);
+      busy.forEach(function (line) { line.hidden = moved; });
+      note.hidden = !moved;
+    };
+    start.addEventListener("input", sync);
+    start.addEventListener("change", sync);
   });
 
   var first =

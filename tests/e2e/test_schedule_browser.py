@@ -1,6 +1,7 @@
 """A recruiter schedules a whole loop in Chromium, at desktop and phone widths: the
-people picker filters as they type, ticks stand in for Ctrl-click, one Save saves
-every interview, and a refused start is shown beside its field, which takes the focus."""
+people picker filters as they type, ticks stand in for Ctrl-click, who is busy gives
+way to a note when a start moves to another day, one Save saves every interview, and
+a refused start is shown beside its field, which takes the focus."""
 
 import zoneinfo
 from datetime import datetime, timedelta
@@ -80,6 +81,15 @@ def test_a_recruiter_schedules_the_loop_in_one_form(live_server, browser, size) 
         people = second.locator("ul.people li")
         omar_row = people.filter(has_text="Omar")
         expect(omar_row.locator(".busy")).to_have_text("also 14:00–14:45 Serving (Robin Other)")
+        # Moved to another day, that list no longer applies: a note says so until saved.
+        starts = second.get_by_label("Starts")
+        saved = starts.input_value()
+        starts.fill(f"{day + timedelta(days=1)}T16:00")
+        expect(omar_row.locator(".busy")).to_be_hidden()
+        expect(second.locator(".busy-note")).to_contain_text("Save to check the new day")
+        starts.fill(saved)
+        expect(omar_row.locator(".busy")).to_be_visible()
+        expect(second.locator(".busy-note")).to_be_hidden()
         second.get_by_label("Filter interviewers for 2. Training").fill("OM")
         expect(second.locator("ul.people li:visible")).to_have_count(2)  # Omar, ticked Ines
         second.get_by_label("Omar").check()

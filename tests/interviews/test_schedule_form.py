@@ -173,6 +173,55 @@ def test_one_refused_interview_saves_none_and_shows_its_reason_beside_the_field(
     assert html.count('class="field-error"') == 1
 
 
+def test_two_interviews_trade_times_in_one_save(client, recruiter, interviewer, panels, interviews):
+    # Ines sits on both, so the swap is checked for her diary as well as the candidate's.
+    serving, training = interviews
+    services.interview_update(
+        interview=training,
+        interviewers=[interviewer],
+        scheduled_start=training.scheduled_start,
+        scheduled_end=training.scheduled_end,
+    )
+    serving.refresh_from_db()
+    training.refresh_from_db()
+    first, second = serving.scheduled_start, training.scheduled_start
+    moved = {**as_it_is(serving), **as_it_is(training)}
+    for interview, start in ((serving, second), (training, first)):
+        moved[f"i{interview.pk}-scheduled_start"] = local(start, "%Y-%m-%dT%H:%M:%S")
+        moved[f"i{interview.pk}-scheduled_end"] = local(
+            start + timedelta(minutes=45), "%Y-%m-%dT%H:%M:%S"
+        )
+
+    response = save(client, recruiter, panels, moved)
+
+    assert response.status_code == 302, response.content.decode()
+    serving.refresh_from_db()
+    training.refresh_from_db()
+    assert (serving.scheduled_start, training.scheduled_start) == (second, first)
+    panels.refresh_from_db()
+    assert panels.status == Loop.Status.SCHEDULED
+
+
+def test_a_swap_into_someone_elses_time_is_still_a_clash(
+    client, recruiter, interviewer, other_interviewer, panels, interviews
+):
+    """Lifting the moving interviews' times does not hide a clash with one that stays."""
+    serving, training = interviews
+    before = snapshot()
+    moved = {**as_it_is(serving), **as_it_is(training)}
+    # Both move, and Training lands on Serving's new time.
+    later = serving.scheduled_start + timedelta(hours=3)
+    for interview in (serving, training):
+        moved[f"i{interview.pk}-scheduled_start"] = local(later)
+        moved[f"i{interview.pk}-scheduled_end"] = local(later + timedelta(minutes=45))
+
+    response = save(client, recruiter, panels, moved)
+
+    assert response.status_code == 200
+    assert "It overlaps Serving (" in response.content.decode()
+    assert snapshot() == before
+
+
 def test_an_emptied_panel_is_refused_beside_the_interviewers(client, recruiter, panels, interviews):
     serving, training = interviews
     before = snapshot()
@@ -378,6 +427,30 @@ def test_the_picker_lists_checkboxes_with_each_persons_other_interviews_that_day
     )
     # Ines's own seat on this interview is not "another" interview.
     assert picker.count('class="busy small"') == 1
+
+
+def test_a_refused_save_shows_who_is_busy_on_the_day_typed(
+    client, recruiter, world, interviewer, other_interviewer, panels, interviews
+):
+    serving = interviews[0]  # Ines, tomorrow
+    # Omar is busy at 09:00 in four days; the recruiter moves Serving to that day and
+    # puts him on it: refused (his clash), and the picker shows that day's other seats.
+    typed = TOMORROW + timedelta(days=3)
+    other_loop(world, other_interviewer, typed)
+    sent = {
+        **fields(serving, [other_interviewer], start=typed, end=typed + timedelta(minutes=45)),
+        **as_it_is(interviews[1]),
+    }
+    response = save(client, recruiter, panels, sent)
+    assert response.status_code == 200
+    html = response.content.decode()
+    picker = html[html.index(f'id="id_i{serving.pk}-interviewers"') :]
+    picker = picker[: picker.index("</ul>")]
+    shown = timezone.localtime(typed)
+    assert (
+        f'<span class="busy small">also {shown:%H:%M}–{shown + timedelta(minutes=45):%H:%M} '
+        "Serving (Robin Other)</span>" in picker
+    )
 
 
 def test_seats_on_days_skips_cancelled_seats_and_closed_loops_in_one_query(
