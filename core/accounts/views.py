@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.accounts import services
 from core.accounts.models import Notice
-from core.accounts.zones import browser_zone, remember, zone_names
+from core.accounts.zones import browser_zone, zone_names
 from core.auth import signed_in
 
 
@@ -58,7 +58,7 @@ def account(request: HttpRequest) -> HttpResponse:
             form = AccountForm(request.POST)
             if form.is_valid():
                 try:
-                    profile = services.profile_update(
+                    services.profile_update(
                         user=user,
                         time_zone=form.cleaned_data["time_zone"],
                         emails_on=form.cleaned_data["emails"],
@@ -66,7 +66,6 @@ def account(request: HttpRequest) -> HttpResponse:
                 except ValidationError as exc:
                     form.add_error(None, exc)
                 else:
-                    remember(request, profile.time_zone)
                     messages.success(request, "Saved.")
                     return redirect("core:account")
         else:

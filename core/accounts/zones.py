@@ -2,8 +2,10 @@
 
 Times are stored in UTC. A page is rendered in its viewer's zone: their profile's,
 else the one their browser reported (static/js/timezone.js sets the `tz` cookie and
-the first page seen saves it to the profile), else settings.TIME_ZONE. The API speaks
-UTC whoever calls. Emails and invites use the recipient's zone.
+the first page seen saves it to the profile), else settings.TIME_ZONE. The profile is
+read on every page (one query by its unique user id), so a zone changed on another
+device applies at once, not at the next sign-in. The API speaks UTC whoever calls.
+Emails and invites use the recipient's zone.
 """
 
 import zoneinfo
@@ -21,7 +23,6 @@ from django.utils import timezone
 if TYPE_CHECKING:
     from core.accounts.models import Profile
 
-SESSION_KEY = "time_zone"
 COOKIE = "tz"
 
 
@@ -60,19 +61,6 @@ def browser_zone(request: HttpRequest) -> str:
     return guess if is_zone(guess) else ""
 
 
-def remember(request: HttpRequest, name: str) -> None:
-    """Keep the signed-in user's zone in their session, so a page costs no extra query."""
-    request.session[SESSION_KEY] = name
-
-
-def on_sign_in(sender: object, request: HttpRequest | None, user: User, **kwargs: object) -> None:
-    if request is not None and hasattr(request, "session"):
-        from core.accounts.models import Profile
-
-        found = Profile.objects.filter(user=user).values_list("time_zone", flat=True).first()
-        remember(request, found or "")
-
-
 class TimeZoneMiddleware:
     """Render each page in its viewer's time zone; the API stays in UTC."""
 
@@ -98,10 +86,11 @@ class TimeZoneMiddleware:
         user: Any = request.user
         if not user.is_authenticated:
             return guess
-        name = request.session.get(SESSION_KEY)
-        if name is None or (not name and guess):
+        from core.accounts.models import Profile
+
+        name = Profile.objects.filter(user=user).values_list("time_zone", flat=True).first()
+        if not name and guess:
             from core.accounts import services
 
             name = services.time_zone_guess(user=user, guess=guess)
-            remember(request, name)
-        return name if is_zone(name) else ""
+        return name if name and is_zone(name) else ""

@@ -154,6 +154,24 @@ def test_a_zone_chosen_in_another_session_wins_over_the_guess(ines, interviewer)
     assert Profile.objects.get(user=interviewer).time_zone == "Europe/London"
 
 
+def test_a_zone_changed_on_another_device_applies_at_the_next_page(client, interviewer, interview):
+    """No sign-in in between: the laptop's session sees the zone the phone just saved."""
+    from django.test import Client
+
+    Profile.objects.create(user=interviewer, time_zone="Europe/London")
+    interview = timed(interview, [interviewer])
+    laptop, phone = client, Client()
+    laptop.force_login(interviewer)
+    phone.force_login(interviewer)
+    assert "GMT" in laptop.get(reverse("interviews:my-interviews")).content.decode()
+
+    assert phone.post(URL, {"action": "save", "time_zone": "Asia/Kolkata"}).status_code == 302
+
+    local = interview.scheduled_start.astimezone(KOLKATA)
+    page = laptop.get(reverse("interviews:my-interviews")).content.decode()
+    assert f"{local:%H:%M} IST" in page
+
+
 def test_the_my_interviews_page_shows_times_in_the_viewers_zone(client, interviewer, interview):
     Profile.objects.create(user=interviewer, time_zone="Asia/Kolkata")
     client.force_login(interviewer)

@@ -142,7 +142,8 @@ def test_the_my_interviews_page(client, interviewer, busy, django_assert_max_num
     # 1 the interviews with loop, candidate, role and level
     # 1 their panels with the users
     # 1 the calibration exercises waiting for the interviewer's scores
-    with django_assert_max_num_queries(6):
+    # One of them reads the viewer's time zone (their profile), as every page does.
+    with django_assert_max_num_queries(7):
         response = client.get(reverse("interviews:my-interviews"))
     assert response.content.decode().count('/kit/"') == 2 * LOOPS
 
@@ -177,7 +178,8 @@ def test_the_loop_page(client, recruiter, wide, django_assert_max_num_queries):
     # 1 its interviews, 1 their panels with the users, 1 their questions and versions
     # 1 the people who may sit on a panel (the same choices for every interview's form)
     # 1 their seats in open loops on the days of this loop's interviews
-    with django_assert_max_num_queries(11):
+    # One of them reads the viewer's time zone (their profile), as every page does.
+    with django_assert_max_num_queries(12):
         response = client.get(reverse("interviews:loop-detail", args=[wide.pk]))
     assert response.content.decode().count('<fieldset class="slot"') == 6
 
@@ -188,7 +190,8 @@ def test_the_loop_list_page(client, recruiter, busy, django_assert_max_num_queri
     # 1 count for the pagination
     # 1 the page of loops with candidate, role, level and interview count
     # 3 the filters' choices: roles, levels, people on panels
-    with django_assert_max_num_queries(8):
+    # One of them reads the viewer's time zone (their profile), as every page does.
+    with django_assert_max_num_queries(9):
         response = client.get(reverse("interviews:loop-list"))
     assert response.content.decode().count("Candidate ") >= LOOPS
 
@@ -197,7 +200,8 @@ def test_the_candidate_list_page(client, recruiter, busy, django_assert_max_num_
     client.force_login(recruiter)
     # 1 session, 1 user, 1 persona groups
     # 1 count for the pagination, 1 the page of candidates with their loop counts
-    with django_assert_max_num_queries(5):
+    # One of them reads the viewer's time zone (their profile), as every page does.
+    with django_assert_max_num_queries(6):
         response = client.get(reverse("interviews:candidate-list"))
     assert response.content.decode().count("Build a loop</a>") == LOOPS + 1
 
@@ -211,6 +215,7 @@ def test_the_build_page_preview(client, recruiter, world, busy, django_assert_ma
     # 1 exposure, 2 the questions and their competencies, 1 the candidate's history
     # 1 the candidate's open loops
     # 3 the choices of the three selects
-    with django_assert_max_num_queries(17):
+    # One of them reads the viewer's time zone (their profile), as every page does.
+    with django_assert_max_num_queries(18):
         response = client.get(reverse("interviews:loop-new"), query)
     assert "Save this loop" in response.content.decode()
