@@ -258,7 +258,8 @@ def oidc_user_sync(
     managed: set[str],
 ) -> User:
     """Create or update the user signing in and give them exactly `personas` among the
-    `managed` ones (their other groups stay). A change of access is audited.
+    `managed` ones (their other groups stay), and the hiring-manager persona to anyone
+    who owns a role. A change of access is audited.
 
     The user has no usable password: they sign in through the provider only.
     """
@@ -281,6 +282,11 @@ def oidc_user_sync(
         setattr(user, field, given[field])
     if changed and not created:
         user.save(update_fields=changed)
+    # Owning a role is granted on the role's page (kit.services.role_owners_set) and makes
+    # its owner a hiring manager: the provider's group grants that persona too, but does
+    # not take it from someone who owns a role.
+    if HIRING_MANAGER in managed and user.owned_roles.exists():
+        personas = personas | {HIRING_MANAGER}
     groups = {name: Group.objects.get_or_create(name=name)[0] for name in managed}
     held = set(user.groups.filter(name__in=managed).values_list("name", flat=True))
     user.groups.add(*[groups[name] for name in personas - held])

@@ -152,6 +152,32 @@ def test_it_grants_and_takes_away_the_hiring_manager_persona_by_group(
     assert last.data == {"user": "lena", "groups": "Hiring managers, Interviewers → Interviewers"}
 
 
+def test_a_role_owner_stays_a_hiring_manager_whatever_the_group_claim(
+    client, provider, monkeypatch
+):
+    """Made an owner on the role's page, not in the provider's group: signing in keeps
+    the persona that lets her staff the role's loops; owning nothing, it would go."""
+    from kit.models import Role
+    from kit.services import role_owners_set
+
+    lena = make_user("lena", INTERVIEWER)
+    role = Role.objects.create(name="Platform Engineer")
+    role_owners_set(role=role, owners=[lena], by=make_user("rita", RECRUITER))
+    assert groups_of(lena) == {INTERVIEWER, HIRING_MANAGER}
+    env = provider_environment(provider, OIDC_GROUP_HIRING_MANAGER="kit-hiring-managers")
+    provider.set_claims("lena-sub", {"preferred_username": "lena", "groups": ["kit-interviewers"]})
+
+    with sso_site(monkeypatch, **env):
+        sign_in(client, provider, "lena-sub")
+        assert groups_of(lena) == {INTERVIEWER, HIRING_MANAGER}
+        client.post("/logout/")
+
+        role_owners_set(role=role, owners=[], by=User.objects.get(username="rita"))
+        sign_in(client, provider, "lena-sub")
+
+    assert groups_of(lena) == {INTERVIEWER}
+
+
 def test_it_records_no_event_when_nothing_changed(client, provider, site):
     sign_in(client, provider, "lena-sub")
     client.post("/logout/")
