@@ -89,6 +89,8 @@ def build_demo() -> dict[str, list[tuple[str, str]]]:
         ("calibration", f"/calibration/?role={role.pk}"),
         ("exercises", "/calibration/exercises/"),
         ("my-interviews", "/interviews/"),
+        ("account", "/account/"),
+        ("account-token", "/account/token/"),
     ]
     return {
         "recruiter": [
@@ -103,6 +105,14 @@ def build_demo() -> dict[str, list[tuple[str, str]]]:
             ("candidate-new", "/candidates/new/"),
             ("candidate", f"/candidates/{candidate.pk}/"),
             ("candidate-edit", f"/candidates/{candidate.pk}/edit/"),
+            ("role-owners", "/bank/roles/owners/"),
+            ("role-owners-edit", f"/bank/roles/{role.pk}/owners/"),
+            *common,
+        ],
+        "hiring-manager": [
+            ("loops", "/loops/"),
+            ("loop-new", "/loops/new/"),
+            ("loop-in-progress", f"/loops/{in_progress}/"),
             *common,
         ],
         "lead": [
@@ -162,6 +172,7 @@ def demo(transactional_db: None) -> dict[str, list[tuple[str, str]]]:
     [
         ("recruiter", "demo-recruiter"),
         ("lead", "demo-lead"),
+        ("hiring-manager", "demo-hiring-manager"),
         ("interviewer", INTERVIEWER),
     ],
 )
