@@ -330,7 +330,7 @@ def interview_add(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(
                 request,
                 f"Added {interview.title} with {found} question{'s' if found != 1 else ''}; "
-                "give it a panel and a time below.",
+                "give it a panel and a time under Panels and times.",
             )
             return redirect(f"{_loop_url(loop.pk)}#interview-{interview.pk}")
     return _loop_page(request, pk, loop=loop, add_form=form)
