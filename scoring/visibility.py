@@ -71,6 +71,13 @@ def seen_done(*, done: bool, blind: bool, own: bool) -> bool:
     return done and (own or not blind)
 
 
+def awaited(*, seen_done: bool, cancelled: bool) -> bool:
+    """Return whether a debrief lists a seat as still to come: not done as its reader
+    sees it (seen_done), and not cancelled (a seat cancelled when its loop closed, or
+    taken off the panel, owes nothing)."""
+    return not (seen_done or cancelled)
+
+
 def holds_up_hire(*, shadow: bool, done: bool) -> bool:
     """Return whether a seat holds up a hire (and the loop's move to debrief)."""
     return not (shadow or done)

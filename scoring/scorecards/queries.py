@@ -289,11 +289,11 @@ def loop_heading(loop_id: int) -> Row | None:
 
 def seats_of_loop(loop_id: int) -> list[Row]:
     """Return every seat of the loop in interview order as (interview, user, username,
-    is_shadow, done)."""
+    is_shadow, done, cancelled)."""
     return sql.rows(
         f"""
         SELECT p.{SEAT.interview}, p.{SEAT.user}, u.{USER.username}, p.{SEAT.is_shadow},
-               {visibility.seat_done_sql("p")}
+               {visibility.seat_done_sql("p")}, p.{SEAT.cancelled_at} IS NOT NULL
           FROM {SEAT.table} p
           JOIN {INTERVIEW.table} i ON i.{INTERVIEW.id} = p.{SEAT.interview}
           JOIN {USER.table} u ON u.{USER.id} = p.{SEAT.user}

@@ -176,6 +176,11 @@ class Tally:
     rows: list[TallyRow]
     overall: list[int]
 
+    @property
+    def counted(self) -> int:
+        """How many cards the tally counts (none: the debrief shows no tally)."""
+        return sum(self.overall)
+
 
 @dataclass
 class Debrief:
@@ -308,7 +313,12 @@ def debrief(*, user: Viewer, loop: Loop) -> Debrief:
     # the seats read as pending (visibility.seen_done).
     submitted = {(c.interview_id, c.interviewer_id) for c in cards if c.is_submitted}
     pending = [
-        seat for i in interviews for seat in i.panel.all() if (i.pk, seat.user_id) not in submitted
+        seat
+        for i in interviews
+        for seat in i.panel.all()
+        if visibility.awaited(
+            seen_done=(i.pk, seat.user_id) in submitted, cancelled=seat.cancelled_at is not None
+        )
     ]
     decided = loop.is_closed
     owed = any(
@@ -465,7 +475,7 @@ def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
         raise Http404
     seats = queries.seats_of_loop(pk)
     me = user.pk
-    mine = [bool(done) for _, holder, _, _, done in seats if holder == me]
+    mine = [bool(done) for _, holder, _, _, done, _ in seats if holder == me]
     if not (mine or is_recruiter(user)):
         raise Http404
     blind = visibility.blind(done=mine, recruiter=lambda: is_recruiter(user))
@@ -478,8 +488,11 @@ def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
         cards.append(card)
     pending = [
         {"username": name, "interview": interview, "is_shadow": bool(shadow)}
-        for interview, holder, name, shadow, done in seats
-        if not visibility.seen_done(done=bool(done), blind=blind, own=holder == me)
+        for interview, holder, name, shadow, done, cancelled in seats
+        if visibility.awaited(
+            seen_done=visibility.seen_done(done=bool(done), blind=blind, own=holder == me),
+            cancelled=bool(cancelled),
+        )
     ]
     loop_id, candidate, role_id, role, level_id, level, status, decision = loop[:8]
     rationale, decided_by, decided_at = loop[8:]

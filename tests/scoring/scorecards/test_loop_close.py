@@ -101,6 +101,31 @@ def test_cancelling_a_loop_cancels_every_seat_without_a_card_and_keeps_drafts(
     )
 
 
+def test_a_cancelled_loops_debrief_waits_for_nobody_until_it_is_reopened(
+    panel: Built, first: Interview, interviewer: User, recruiter: User, commit
+) -> None:
+    """Page and API alike: a cancelled seat owes nothing, so it is not "Waiting for"."""
+    submitted(interviewer, first)
+    reading = page_for(recruiter)
+    assert "Waiting for:" in reading.get(f"/loops/{panel.loop.pk}/debrief/").content.decode()
+
+    post(recruiter, panel.loop, "cancel", {"reason": REASON}, commit)
+
+    html = reading.get(f"/loops/{panel.loop.pk}/debrief/").content.decode()
+    assert "Waiting for:" not in html
+    api = client_for(recruiter).get(f"/api/v1/loops/{panel.loop.pk}/debrief/").json()
+    assert api["pending"] == []
+
+    post(recruiter, panel.loop, "reopen", {"reason": "She is back in."}, commit)
+    api = client_for(recruiter).get(f"/api/v1/loops/{panel.loop.pk}/debrief/").json()
+    assert {(p["username"], p["interview"]) for p in api["pending"]} == set(
+        Panelist.objects.exclude(interview=first, user=interviewer)
+        .filter(interview__loop=panel.loop)
+        .values_list("user__username", "interview_id")
+    )
+    assert "Waiting for:" in reading.get(f"/loops/{panel.loop.pk}/debrief/").content.decode()
+
+
 def test_a_closed_loops_draft_cannot_be_saved(
     panel: Built, first: Interview, pia: User, recruiter: User, commit
 ) -> None:

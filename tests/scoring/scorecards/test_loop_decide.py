@@ -73,7 +73,9 @@ def test_a_recruiter_records_the_decision(
         },
         "blind": False,
         "scorecards": [card_json(c) for c in cards],
-        "pending": [{"username": "sam", "interview": first.pk, "is_shadow": True}],
+        # Sam (the shadow) had not submitted: the decision cancelled the seat, so the
+        # debrief waits for nobody.
+        "pending": [],
     }
     event = AuditEvent.objects.get(action="loop.decided")
     assert (event.actor, event.target, event.data) == (

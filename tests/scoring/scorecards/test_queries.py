@@ -743,15 +743,20 @@ def test_it_reads_a_loops_seats_in_interview_order_with_visibilitys_done(world: 
         expected = list(
             visibility.with_done(Panelist.objects.filter(interview__loop=loop))
             .order_by("interview__order", "interview_id", "is_shadow", "id")
-            .values_list("interview_id", "user_id", "user__username", "is_shadow", "submitted")
-        )
+            .values_list(
+                "interview_id", "user_id", "user__username", "is_shadow", "submitted",
+                "cancelled_at",
+            )
+        )  # fmt: skip
 
         rows = queries.seats_of_loop(loop.pk)
 
-        assert [(*row[:3], bool(row[3]), bool(row[4])) for row in rows] == expected, loop
+        assert [(*row[:3], bool(row[3]), bool(row[4]), bool(row[5])) for row in rows] == [
+            (*seat[:5], seat[5] is not None) for seat in expected
+        ], loop
     # Interview order is not id order, and the shadow's seat is not the last by id.
     (hired,) = world.decided.interviews
-    assert [name for _, _, name, _, _ in queries.seats_of_loop(world.decided.loop.pk)] == [
+    assert [name for _, _, name, *_ in queries.seats_of_loop(world.decided.loop.pk)] == [
         "olga", "leo", "tara",
     ]  # fmt: skip
     assert Panelist.objects.filter(interview=hired).order_by("id").last().user.username == "leo"
