@@ -90,3 +90,33 @@ def test_the_lists_fit_the_screen_and_keep_status_and_buttons_in_view(
     finally:
         for context in contexts.values():
             context.close()
+
+
+@pytest.mark.parametrize("size", list(WIDTHS))
+def test_the_other_tables_stack_into_cards_on_a_phone(live_server, browser, lists, size):
+    """The bank, a candidate's loops and the role owners: no sideways scrolling, and on
+    a phone each row is a card whose cells say their column."""
+    from interviews.models import Candidate
+    from tests.factories import make_question
+
+    make_question(title="Batching at scale", prompt="A question with a long prompt " * 8)
+    candidate = Candidate.objects.order_by("pk").first()
+    assert candidate is not None
+    width, height = WIDTHS[size]
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.set_viewport_size({"width": width, "height": height})
+        sign_in(page, live_server, "rita")
+        page.wait_for_selector("h1")
+        for path in ("/bank/", f"/candidates/{candidate.pk}/", "/bank/roles/owners/"):
+            page.goto(f"{live_server.url}{path}")
+            page.wait_for_selector("table.cards tbody tr td[data-label]")
+            scroll_width, viewport = overflow(page)
+            assert scroll_width <= viewport, f"{path} at {width} px is {scroll_width} px wide"
+            if size == "phone":
+                head = page.locator("table.cards thead").first.bounding_box()
+                assert head is not None and head["height"] <= 1, path
+            screenshot(page, f"tables-{path.strip('/').replace('/', '-')}-{width}")
+    finally:
+        context.close()

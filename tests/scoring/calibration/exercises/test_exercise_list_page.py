@@ -27,8 +27,8 @@ def test_it_shows_the_lead_every_exercise(
     body = response.content.decode()
     assert link(mine) in body
     assert link(theirs) in body
-    assert '<td class="num">3</td>' in body
-    assert '<td class="num">2</td>' in body
+    assert '<td class="num" data-label="Answers">3</td>' in body
+    assert '<td class="num" data-label="Answers">2</td>' in body
     assert '<a class="button primary" href="/calibration/exercises/new/">New exercise</a>' in body
 
 
