@@ -25,5 +25,5 @@ def test_the_bank_api_and_pages_show_exposure_over_30_and_90_days(client, interv
     detail = client.get(f"/bank/questions/{asked.pk}/").content.decode()
     assert "asked 2× in 30 days, 3× in 90" in detail
     listing = client.get("/bank/").content.decode()
-    assert '<td class="num nowrap">2 / 3</td>' in listing
-    assert '<td class="num nowrap">1 / 1</td>' in listing
+    assert '<td class="num nowrap" data-label="Asked 30 / 90 d">2 / 3</td>' in listing
+    assert '<td class="num nowrap" data-label="Asked 30 / 90 d">1 / 1</td>' in listing
