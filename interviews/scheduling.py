@@ -94,8 +94,14 @@ class Plan:
             or len({u.pk for u in self.interviewers}) != len(self.interviewers)
             or (self.shadow.pk if self.shadow else None)
             != next((s.user_id for s in seats if s.is_shadow), None)
-            or not same_time(self.scheduled_start, self.interview.scheduled_start)
-            or not same_time(self.scheduled_end, self.interview.scheduled_end)
+            or self.moves
+        )
+
+    @property
+    def moves(self) -> bool:
+        """Whether this asks for another start or end than the interview has."""
+        return not same_time(self.scheduled_start, self.interview.scheduled_start) or not (
+            same_time(self.scheduled_end, self.interview.scheduled_end)
         )
 
 
@@ -129,12 +135,7 @@ def loop_schedule(*, loop: Loop, plans: Sequence[Plan]) -> list[Interview]:
         if plan.interview.loop_id != loop.pk:
             raise ValueError(f"interview {plan.interview.pk} is not in loop {loop.pk}")
     changed = [plan for plan in plans if plan.changed]
-    moving = [
-        plan.interview.pk
-        for plan in changed
-        if not same_time(plan.scheduled_start, plan.interview.scheduled_start)
-        or not same_time(plan.scheduled_end, plan.interview.scheduled_end)
-    ]
+    moving = [plan.interview.pk for plan in changed if plan.moves]
     if len(moving) > 1:
         Interview.objects.filter(pk__in=moving).update(scheduled_start=None, scheduled_end=None)
     done: list[Interview] = []
