@@ -8,6 +8,7 @@ data.
 import datetime
 import json
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,9 +77,16 @@ def compute(
     report(5, "reading ratings")
     data = load_ratings(role, level) if data is None else data
     report(35, "computing statistics")
-    body, codes = summarise(data)
+    codes = Codes.of(data)
+    # The statistics are numpy alone: they run on a second thread while this
+    # one reads the names, hit rates and exposure they will be labelled with,
+    # a few tenths of a second of database time on a million ratings.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        computing = pool.submit(summarise, data, codes=codes)
+        labels = Labels.read(codes, role, level, seen or Exposure())
+        body, _ = computing.result()
     report(80, "naming results")
-    _name(body, codes, role, level, seen or Exposure())
+    labels.apply(body, codes)
     body["inputs"]["scorecards"] = data.scorecards
     body["scope"] = {"role": role.name, "level": level.name if level else None}
     body["definitions"] = DEFINITIONS
@@ -91,45 +99,59 @@ def compute(
 
 @dataclass(frozen=True)
 class Codes:
-    """The ids behind a body's codes, and how often each question was asked."""
+    """The ratings' codes (0..n-1 per candidate, interviewer, question and loop), the
+    ids behind them, and how often each question was asked."""
 
     candidate: np.ndarray
     interviewer: np.ndarray
     question: np.ndarray
     asked: np.ndarray
+    c_code: np.ndarray
+    i_code: np.ndarray
+    q_code: np.ndarray
+    l_code: np.ndarray
+
+    @classmethod
+    def of(cls, data: Ratings) -> "Codes":
+        candidate_ids, c_code = _codes(data.candidate)
+        interviewer_ids, i_code = _codes(data.interviewer)
+        question_ids, q_code = _codes(data.question)
+        _, l_code = _codes(data.loop)
+        asked = np.bincount(q_code, minlength=len(question_ids))
+        return cls(
+            candidate_ids, interviewer_ids, question_ids, asked, c_code, i_code, q_code, l_code
+        )
 
 
 def summarise(
-    data: Ratings, bootstrap_resamples: int | None = None
+    data: Ratings, bootstrap_resamples: int | None = None, *, codes: Codes | None = None
 ) -> tuple[dict[str, Any], Codes]:
     """Return the statistics of `data` (codes, not names, in its rows) and the ids of its codes."""
-    candidate_ids, c_code = _codes(data.candidate)
-    interviewer_ids, i_code = _codes(data.interviewer)
-    question_ids, q_code = _codes(data.question)
-    _, l_code = _codes(data.loop)
-    decision = _candidate_decisions(c_code, l_code, data.decision, len(candidate_ids))
+    if codes is None:
+        codes = Codes.of(data)
+    n_candidates = len(codes.candidate)
+    decision = _candidate_decisions(codes.c_code, codes.l_code, data.decision, n_candidates)
     # A question's top scale: the highest of its versions' (each rating keeps its own).
-    scale = np.full(len(question_ids), -np.inf)
-    np.maximum.at(scale, q_code, data.scale_max)
+    scale = np.full(len(codes.question), -np.inf)
+    np.maximum.at(scale, codes.q_code, data.scale_max)
     scale[np.isinf(scale)] = np.nan
     extra = {} if bootstrap_resamples is None else {"bootstrap_resamples": bootstrap_resamples}
     body = stats.summarise(
-        c_code,
-        i_code,
-        q_code,
+        codes.c_code,
+        codes.i_code,
+        codes.q_code,
         data.rating,
-        loop=l_code,
+        loop=codes.l_code,
         decision=decision,
         recommendation=data.recommendation,
-        n_candidates=len(candidate_ids),
-        n_interviewers=len(interviewer_ids),
-        n_questions=len(question_ids),
+        n_candidates=n_candidates,
+        n_interviewers=len(codes.interviewer),
+        n_questions=len(codes.question),
         scale_max=scale,
         rating_scale_max=data.scale_max,
         **extra,
     )
-    asked = np.bincount(q_code, minlength=len(question_ids))
-    return body, Codes(candidate_ids, interviewer_ids, question_ids, asked)
+    return body, codes
 
 
 def _candidate_decisions(
@@ -149,42 +171,66 @@ def _candidate_decisions(
     return np.append(per_loop, np.nan)[first]
 
 
-def _name(
-    body: dict[str, Any], codes: Codes, role: Role, level: Level | None, seen: Exposure
-) -> None:
-    """Replace codes with names and add what only the database knows (hit rates, exposure)."""
-    candidate_ids, question_ids, asked = codes.candidate, codes.question, codes.asked
-    name_interviewers(body["interviewers"], codes.interviewer)
-    # The scope's loops name its candidates: a join, not tens of thousands of ids in the SQL.
-    loops = {"loops__role": role} if level is None else {"loops__role": role, "loops__level": level}
-    names = dict(Candidate.objects.filter(**loops).values_list("pk", "name").order_by())
-    for row in body["candidates"]:
-        # The id too: erasure renames the candidate's rows in stored snapshots by it.
-        row["candidate_id"] = int(candidate_ids[row["candidate"]])
-        row["candidate"] = names[row["candidate_id"]]
-    qids = question_ids.tolist()
-    titles = dict(Question.objects.filter(pk__in=qids).values_list("pk", "title"))
-    icc = body["reliability"].get("icc")
-    if icc is not None:
-        icc["question"] = titles[int(question_ids[icc["question"]])]
-    hits = rubric_hit_rates(
-        qids,
-        asked=dict(zip(qids, asked.tolist(), strict=True)),
-        scope=_in_scope(role, level, prefix="questionrating__"),
-    )
-    asked_recently = seen.of(qids)
-    for row in body["questions"]:
-        qid = int(question_ids[row["question"]])
-        row["question"] = titles[qid]
-        row["question_id"] = qid
-        row["rubric_hit_rates"] = hits.get(qid, {})
-        last_30, last_90 = asked_recently.get(qid, (0, 0))
-        row["exposure"] = {"last_30_days": last_30, "last_90_days": last_90}
+@dataclass(frozen=True)
+class Labels:
+    """What only the database knows of a body's codes: names, titles, hit rates, exposure."""
+
+    users: dict[int, str]
+    candidates: dict[int, str]
+    titles: dict[int, str]
+    hits: dict[int, dict[str, float]]
+    asked_recently: dict[int, tuple[int, int]]
+
+    @classmethod
+    def read(cls, codes: Codes, role: Role, level: Level | None, seen: Exposure) -> "Labels":
+        # The scope's loops name its candidates: a join, not tens of thousands of ids in the SQL.
+        loops = (
+            {"loops__role": role} if level is None else {"loops__role": role, "loops__level": level}
+        )
+        qids = codes.question.tolist()
+        return cls(
+            users=_usernames(codes.interviewer),
+            candidates=dict(Candidate.objects.filter(**loops).values_list("pk", "name").order_by()),
+            titles=dict(Question.objects.filter(pk__in=qids).values_list("pk", "title")),
+            hits=rubric_hit_rates(
+                qids,
+                asked=dict(zip(qids, codes.asked.tolist(), strict=True)),
+                scope=_in_scope(role, level, prefix="questionrating__"),
+            ),
+            asked_recently=seen.of(qids),
+        )
+
+    def apply(self, body: dict[str, Any], codes: Codes) -> None:
+        """Replace the body's codes with names, and add hit rates and exposure."""
+        _label_interviewers(body["interviewers"], codes.interviewer, self.users)
+        for row in body["candidates"]:
+            # The id too: erasure renames the candidate's rows in stored snapshots by it.
+            row["candidate_id"] = int(codes.candidate[row["candidate"]])
+            row["candidate"] = self.candidates[row["candidate_id"]]
+        icc = body["reliability"].get("icc")
+        if icc is not None:
+            icc["question"] = self.titles[int(codes.question[icc["question"]])]
+        for row in body["questions"]:
+            qid = int(codes.question[row["question"]])
+            row["question"] = self.titles[qid]
+            row["question_id"] = qid
+            row["rubric_hit_rates"] = self.hits.get(qid, {})
+            last_30, last_90 = self.asked_recently.get(qid, (0, 0))
+            row["exposure"] = {"last_30_days": last_30, "last_90_days": last_90}
 
 
 def name_interviewers(rows: list[dict[str, Any]], interviewer_ids: np.ndarray) -> None:
     """Give interviewer rows their user's id and username in place of the code."""
-    users = dict(User.objects.filter(pk__in=interviewer_ids.tolist()).values_list("pk", "username"))
+    _label_interviewers(rows, interviewer_ids, _usernames(interviewer_ids))
+
+
+def _usernames(interviewer_ids: np.ndarray) -> dict[int, str]:
+    return dict(User.objects.filter(pk__in=interviewer_ids.tolist()).values_list("pk", "username"))
+
+
+def _label_interviewers(
+    rows: list[dict[str, Any]], interviewer_ids: np.ndarray, users: dict[int, str]
+) -> None:
     for row in rows:
         row["interviewer_id"] = int(interviewer_ids[row["interviewer"]])
         row["interviewer"] = users[row["interviewer_id"]]

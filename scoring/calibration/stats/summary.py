@@ -8,6 +8,7 @@ per-candidate row dicts with flags; ``to_jsonable`` makes numpy values plain.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -145,6 +146,84 @@ def _per_entity(values: FloatArray, size: int, default: float) -> FloatArray:
     return np.where(np.isnan(a[:size]), default, a[:size])
 
 
+def _reliability(
+    c: IntArray,
+    i: IntArray,
+    qu: IntArray,
+    y: FloatArray,
+    lp: IntArray,
+    cards: tuple[IntArray, IntArray, IntArray],
+    *,
+    n_q: int,
+    bottom: FloatArray,
+    top: FloatArray,
+    rating_scale: FloatArray | None,
+    resamples: int,
+    seed: int,
+) -> tuple[dict[str, Any], int]:
+    """Return the body's reliability block and the number of scorecards.
+
+    Units are (loop, question) and coders interviewers; ``cards`` are the
+    distinct (loop, interviewer) pairs with each rating's pair (see _pairs).
+    """
+    unit = lp * max(n_q, 1) + qu
+    unit_sorted, unit_value = _unit_values(unit, i, y)
+    pairable = _pairable(unit_sorted, unit_value)
+    alpha = _alpha_by_question(
+        lp, qu, i, y, bottom, top, rating_scale, resamples=resamples, seed=seed
+    )
+    kappa = _fleiss_sorted(unit_sorted, unit_value)
+    card_loop, card_int, card_of = cards
+    if y.size:
+        cell_t, cell_r, cell_y, n_t, n_r = _cells_from(card_loop, card_int, card_of, y)
+    else:
+        cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
+    gqk = _gqk_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
+    gqk_ci = (
+        g_qk_interval(cell_t, cell_r, cell_y, n_t, n_r, seed=seed) if gqk.g is not None else None
+    )
+    comp = gqk.components
+    grid = largest_complete_grid(c, i, qu, y, n_q)
+    icc_out: dict[str, Any] | None = None
+    icc_reason = _icc_reason(grid)
+    if grid is not None:
+        result = icc(grid[1])
+        icc_out = {
+            **result.values,
+            "ci95": {name: list(bounds) for name, bounds in result.ci95.items()},
+            "question": grid[0],
+            "n_candidates": result.n_targets,
+            "n_interviewers": result.n_raters,
+        }
+    reliability = {
+        "krippendorff_alpha": alpha.alpha,
+        "krippendorff_alpha_ci95": {
+            level: None if bounds is None else list(bounds) for level, bounds in alpha.ci.items()
+        },
+        "krippendorff_alpha_pooled": _alphas_from_pairable(pairable),
+        "pairable_units": pairable.n_units,
+        "fleiss_kappa": kappa,
+        "fleiss_kappa_reason": None
+        if kappa is not None
+        else _fleiss_reason(unit_sorted, unit_value),
+        "g_qk": gqk.g,
+        "g_qk_ci95": None if gqk_ci is None else list(gqk_ci),
+        "variance_components": None
+        if comp is None
+        else {
+            "candidate": comp.target,
+            "interviewer": comp.rater,
+            "residual": comp.residual,
+            "q": gqk.q,
+            "k_harmonic": gqk.k_harmonic,
+            "method": comp.method,
+        },
+        "icc": icc_out,
+        "icc_reason": icc_reason,
+    }
+    return reliability, int(cell_t.size)  # one (loop, interviewer) cell per scorecard
+
+
 # --------------------------------------------------------------------------
 # Summary
 # --------------------------------------------------------------------------
@@ -237,79 +316,41 @@ def summarise(
     )
     bottom = _per_entity(np.asarray(scale_min), n_q, np.nan)
 
-    # 1. Reliability.
-    unit = lp * max(n_q, 1) + qu
-    unit_sorted, unit_value = _unit_values(unit, i, y)
-    pairable = _pairable(unit_sorted, unit_value)
-    alpha = _alpha_by_question(
-        lp, qu, i, y, bottom, top, rating_scale, resamples=bootstrap_resamples, seed=seed
-    )
-    kappa = _fleiss_sorted(unit_sorted, unit_value)
     # Scorecards: the distinct (loop, interviewer) pairs, shared by G(q,k),
     # leniency and recommendation agreement.
-    card_loop, card_int, card_of = _pairs(lp, i, n_i) if y.size else (np.zeros(0, np.int64),) * 3
-    if y.size:
-        cell_t, cell_r, cell_y, n_t, n_r = _cells_from(card_loop, card_int, card_of, y)
-    else:
-        cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
-    gqk = _gqk_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
-    gqk_ci = (
-        g_qk_interval(cell_t, cell_r, cell_y, n_t, n_r, seed=seed) if gqk.g is not None else None
-    )
-    comp = gqk.components
-    grid = largest_complete_grid(c, i, qu, y, n_q)
-    icc_out: dict[str, Any] | None = None
-    icc_reason = _icc_reason(grid)
-    if grid is not None:
-        result = icc(grid[1])
-        icc_out = {
-            **result.values,
-            "ci95": {name: list(bounds) for name, bounds in result.ci95.items()},
-            "question": grid[0],
-            "n_candidates": result.n_targets,
-            "n_interviewers": result.n_raters,
-        }
-    reliability = {
-        "krippendorff_alpha": alpha.alpha,
-        "krippendorff_alpha_ci95": {
-            level: None if bounds is None else list(bounds) for level, bounds in alpha.ci.items()
-        },
-        "krippendorff_alpha_pooled": _alphas_from_pairable(pairable),
-        "pairable_units": pairable.n_units,
-        "fleiss_kappa": kappa,
-        "fleiss_kappa_reason": None
-        if kappa is not None
-        else _fleiss_reason(unit_sorted, unit_value),
-        "g_qk": gqk.g,
-        "g_qk_ci95": None if gqk_ci is None else list(gqk_ci),
-        "variance_components": None
-        if comp is None
-        else {
-            "candidate": comp.target,
-            "interviewer": comp.rater,
-            "residual": comp.residual,
-            "q": gqk.q,
-            "k_harmonic": gqk.k_harmonic,
-            "method": comp.method,
-        },
-        "icc": icc_out,
-        "icc_reason": icc_reason,
-    }
+    cards = _pairs(lp, i, n_i) if y.size else (np.zeros(0, np.int64),) * 3
+    card_loop, card_int, card_of = cards
 
-    # 2. Interviewers.
-    fit = fit_additive(
-        c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q, scorecard=card_of
-    )
-    interviewers, shrunk, int_n = interviewer_rows(
-        fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q, ndigits
-    )
+    # 1. Reliability, on a second thread while the model is fitted (step 2): the
+    # two share nothing but their inputs, and numpy's array operations and
+    # scipy's sparse products release the GIL, so on a million ratings the alpha
+    # bootstrap and the variance components take no time of their own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        agreement = pool.submit(
+            _reliability, c, i, qu, y, lp, cards, n_q=n_q, bottom=bottom, top=top,
+            rating_scale=rating_scale, resamples=bootstrap_resamples, seed=seed,
+        )  # fmt: skip
+        discriminating = pool.submit(
+            question_discrimination, lp, qu, y, n_questions=n_q, group_decision=loop_decision
+        )
+
+        # 2. Interviewers.
+        fit = fit_additive(
+            c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
+            scorecard=card_of,
+        )  # fmt: skip
+        interviewers, shrunk, int_n = interviewer_rows(
+            fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
+            ndigits,
+        )  # fmt: skip
+        reliability, scorecards = agreement.result()
+        disc = discriminating.result()
 
     # 3. Questions.
     q_n = np.bincount(qu, minlength=n_q)
     q_mean = _safe_div(np.bincount(qu, y, minlength=n_q), q_n)
     q_dev = y - q_mean[qu] if y.size else y
     q_sd = np.sqrt(_safe_div(np.bincount(qu, q_dev * q_dev, minlength=n_q), q_n - 1))
-    disc = question_discrimination(lp, qu, y, n_questions=n_q, group_decision=loop_decision)
     rating_top = top[qu] if rating_scale is None else rating_scale
     at_max = _safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
     at_min = _safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)
@@ -392,7 +433,6 @@ def summarise(
         )
     ]
 
-    scorecards = int(cell_t.size)  # one (loop, interviewer) cell per scorecard
     return {
         "inputs": {
             "ratings": int(y.size),
