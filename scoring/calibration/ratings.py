@@ -9,18 +9,22 @@ import datetime
 import hashlib
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from django.db import connection
-from django.db.models import BigIntegerField, Case, Count, F, Max, Q, QuerySet, Value, When
+from django.db import connection, transaction
+from django.db.models import BigIntegerField, Case, Count, F, Max, Min, Q, QuerySet, Value, When
 from django.db.models.functions import Cast
 
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
 from scoring.models import QuestionRating, Scorecard
+
+if TYPE_CHECKING:
+    import psycopg
 
 RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes": 2.0}
 DECISION_SCORE = {"hire": 1.0, "no_hire": 0.0}
@@ -293,10 +297,71 @@ def _read(role: Role, level: Level | None) -> _Read:
     2. Their asked ratings: scorecard, id, question version and rating only,
        from the ratings table alone (see _asked); everything else about a
        rating is its scorecard's, taken from step 1 by position.
+
+    On PostgreSQL, outside a transaction, the two run at once (_read_at_once).
     """
+    if connection.vendor == "postgresql" and connection.get_autocommit():
+        return _read_at_once(role, level)
     cards = _cards(role, level, times=connection.vendor == "postgresql")
-    asked, card = _asked(cards["id"], ("id", "version", "rating"))
+    asked, card = _asked(cards["id"], ASKED)
     return _Read(cards, asked, card)
+
+
+ASKED = ("id", "version", "rating")
+
+
+def _read_at_once(role: Role, level: Level | None) -> _Read:
+    """Read the scorecards here and their ratings on a second connection, at once.
+
+    The ratings' read needs of the scorecards only their id range, which one
+    aggregate finds first (a fifth of the time of either read). The second
+    connection sees the database exactly as this one does: this transaction
+    exports its snapshot and the other imports it (pg_export_snapshot, as
+    pg_dump -j does), so the watermarks still describe exactly what was read.
+    If the second connection cannot be had, the ratings are read here after
+    the scorecards, in the same snapshot.
+    """
+    import psycopg
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute("SELECT pg_export_snapshot()")
+        (snapshot,) = cursor.fetchone()
+        low, high = _card_range(role, level)
+        if low is None or high is None:
+            cards = _cards(role, level, times=True)
+            asked, card = _asked(cards["id"], ASKED)
+            return _Read(cards, asked, card)
+        ratings = _asked_query(low, high, ASKED)
+        params = connection.get_connection_params()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            elsewhere = pool.submit(_in_snapshot, snapshot, params, ratings)
+            cards = _cards(role, level, times=True)
+            try:
+                rows = elsewhere.result()
+            except psycopg.OperationalError:
+                rows = ratings.read()
+    asked, card = _matched(cards["id"], rows)
+    return _Read(cards, asked, card)
+
+
+def _card_range(role: Role, level: Level | None) -> tuple[int | None, int | None]:
+    """Return the lowest and highest id of the scope's scorecards (None, None: none)."""
+    bounds = Scorecard.objects.filter(**_card_scope(role, level)).aggregate(
+        low=Min("pk"), high=Max("pk")
+    )
+    return bounds["low"], bounds["high"]
+
+
+def _in_snapshot(snapshot: str, params: dict[str, Any], query: "_Packed") -> dict[str, np.ndarray]:
+    """Return `query`'s columns read on a new connection in the exported `snapshot`."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(**params) as other:
+        other.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        other.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
+        return query.read(other)
 
 
 # Epoch microseconds standing for "no time" (a loop without a decision).
@@ -312,12 +377,6 @@ def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np
     loop's decision time in epoch microseconds (_NO_TIME for none). The joins here are over
     scorecards, interviews and loops, not over ratings.
     """
-    scope: dict[str, Any] = {
-        **visibility.counted(),
-        "interview__loop__role": role,
-    }
-    if level is not None:
-        scope["interview__loop__level"] = level
     columns = {
         "id": "pk",
         "interviewer": "interviewer_id",
@@ -335,7 +394,10 @@ def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np
     }
     fields = [value if isinstance(value, str) else f"c_{name}" for name, value in columns.items()]
     queryset = (
-        Scorecard.objects.filter(**scope).annotate(**expressions).values_list(*fields).order_by()
+        Scorecard.objects.filter(**_card_scope(role, level))
+        .annotate(**expressions)
+        .values_list(*fields)
+        .order_by()
     )
     # Scores are 0..4 and 0..2: three and two bits.
     return _integer_columns(
@@ -344,6 +406,14 @@ def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np
         times=("changed", "decided"),
         packed={"recommendation": 3, "decision": 2},
     )
+
+
+def _card_scope(role: Role, level: Level | None) -> dict[str, Any]:
+    """Return the filters of a Scorecard queryset for the scope's counted scorecards."""
+    scope: dict[str, Any] = {**visibility.counted(), "interview__loop__role": role}
+    if level is not None:
+        scope["interview__loop__level"] = level
+    return scope
 
 
 def _asked(
@@ -362,23 +432,31 @@ def _asked(
     if card_ids.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return {name: empty for name in columns}, empty
+    rows = _asked_query(int(card_ids.min()), int(card_ids.max()), columns).read()
+    return _matched(card_ids, rows)
+
+
+def _asked_query(low: int, high: int, columns: tuple[str, ...]) -> "_Packed":
+    """Return the read of the asked ratings of scorecards `low` to `high` (see _asked)."""
     attnames = {"scorecard": "scorecard_id", "version": "version_id", "id": "pk"}
     # A rating (a small positive integer) fits in 16 bits beside its version;
     # the rating's id beside its scorecard's in the bits the largest scorecard
     # id leaves free.
-    id_bits = 63 - int(card_ids.max()).bit_length()
-    rows = _integer_columns(
+    id_bits = 63 - high.bit_length()
+    queryset = (
         QuestionRating.objects.filter(
-            not_asked=False,
-            rating__isnull=False,
-            scorecard__gte=int(card_ids.min()),
-            scorecard__lte=int(card_ids.max()),
+            not_asked=False, rating__isnull=False, scorecard__gte=low, scorecard__lte=high
         )
         .values_list(*[attnames.get(name, name) for name in ("scorecard", *columns)])
-        .order_by(),
-        ("_card", *columns),
-        packed={"id": id_bits, "rating": 16},
+        .order_by()
     )
+    return _Packed(queryset, ("_card", *columns), packed={"id": id_bits, "rating": 16})
+
+
+def _matched(
+    card_ids: np.ndarray, rows: dict[str, np.ndarray]
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Return the rows of scorecards in `card_ids` (without "_card") and each one's position."""
     card, found = _positions(card_ids, rows.pop("_card"))
     if not found.all():
         rows = {name: column[found] for name, column in rows.items()}
@@ -432,71 +510,101 @@ def _integer_columns(
     the server about a tenth of a microsecond a row). If a value does not fit
     (checked in the same query), the query runs again unpacked.
     """
-    sql, params = queryset.query.sql_with_params()
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            chunks = [np.zeros((0, len(names)), dtype=np.int64)]
-            while batch := cursor.fetchmany(50_000):
-                chunks.append(np.asarray(batch, dtype=np.int64))
-            table = np.concatenate(chunks)
-        return {name: table[:, n] for n, name in enumerate(names)}
-    import psycopg
+    return _Packed(queryset, names, times, packed).read()
 
-    pack = packed or {}
-    slots: list[str] = []  # one int8 each
-    fits: list[str] = []  # conditions under which the packed values are exact
-    n = 0
-    while n < len(names):
-        column = f"t.c{n}"
-        if names[n] in times:
-            # A timestamp's binary form is already an int8: microseconds since 2000.
-            slots.append(f"timestamptz_send(coalesce({column}, '-infinity'))")
-        elif n + 1 < len(names) and names[n + 1] in pack:
-            bits, low = pack[names[n + 1]], f"t.c{n + 1}"
-            slots.append(f"int8send(({column}::int8 << {bits}) | {low}::int8)")
-            fits.append(f"{low} >= 0 AND {low} < {2**bits}")
-            fits.append(f"{column} >= 0 AND {column} < {2 ** (63 - bits)}")
+
+class _Packed:
+    """A read of a queryset's integer columns (see _integer_columns), compiled on creation.
+
+    Compiled here, on the thread that made it: `read` may run on another
+    thread, with a connection of its own.
+    """
+
+    def __init__(
+        self,
+        queryset: QuerySet,
+        names: tuple[str, ...],
+        times: tuple[str, ...] = (),
+        packed: dict[str, int] | None = None,
+    ):
+        self.sql, self.params = queryset.query.sql_with_params()
+        self.names, self.times, self.packed = names, times, packed or {}
+
+    def read(self, on: "psycopg.Connection[Any] | None" = None) -> dict[str, np.ndarray]:
+        """Return the columns, read on this thread's connection or on the connection `on`."""
+        names, times, pack = self.names, self.times, self.packed
+        if connection.vendor != "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(self.sql, self.params)
+                chunks = [np.zeros((0, len(names)), dtype=np.int64)]
+                while batch := cursor.fetchmany(50_000):
+                    chunks.append(np.asarray(batch, dtype=np.int64))
+                table = np.concatenate(chunks)
+            return {name: table[:, n] for n, name in enumerate(names)}
+        import psycopg
+
+        slots: list[str] = []  # one int8 each
+        fits: list[str] = []  # conditions under which the packed values are exact
+        n = 0
+        while n < len(names):
+            column = f"t.c{n}"
+            if names[n] in times:
+                # A timestamp's binary form is already an int8: microseconds since 2000.
+                slots.append(f"timestamptz_send(coalesce({column}, '-infinity'))")
+            elif n + 1 < len(names) and names[n + 1] in pack:
+                bits, low = pack[names[n + 1]], f"t.c{n + 1}"
+                slots.append(f"int8send(({column}::int8 << {bits}) | {low}::int8)")
+                fits.append(f"{low} >= 0 AND {low} < {2**bits}")
+                fits.append(f"{column} >= 0 AND {column} < {2 ** (63 - bits)}")
+                n += 1
+            else:
+                slots.append(f"int8send({column}::int8)")
             n += 1
+        inner = ", ".join(f"c{n}" for n in range(len(names)))
+        check = f"bool_and({' AND '.join(fits)})" if fits else "true"
+        packed_sql = (
+            f"SELECT string_agg({' || '.join(slots)}, ''::bytea), count(*), {check} "
+            f"FROM ({self.sql}) AS t ({inner})"
+        )
+        params = self.params
+        if on is not None:
+            with psycopg.Cursor(on) as binary:
+                binary.execute(packed_sql, params, binary=True)
+                data, rows, exact = binary.fetchone() or (None, 0, True)
         else:
-            slots.append(f"int8send({column}::int8)")
-        n += 1
-    inner = ", ".join(f"c{n}" for n in range(len(names)))
-    check = f"bool_and({' AND '.join(fits)})" if fits else "true"
-    packed_sql = (
-        f"SELECT string_agg({' || '.join(slots)}, ''::bytea), count(*), {check} "
-        f"FROM ({sql}) AS t ({inner})"
-    )
-    # Django's cursors bind parameters client-side, which rules out binary
-    # results; a plain psycopg cursor on the same connection (and transaction)
-    # does not. Logged as Django logs its own queries, when it does.
-    with connection.cursor() as cursor, psycopg.Cursor(cursor.connection) as binary:
-        logged = cursor.debug_sql(packed_sql, params) if hasattr(cursor, "debug_sql") else None
-        with logged or nullcontext():
-            binary.execute(packed_sql, params, binary=True)
-            data, rows, exact = binary.fetchone() or (None, 0, True)
-    if exact is False:
-        return _integer_columns(queryset, names, times)
-    table = np.frombuffer(data or b"", dtype=">i8").reshape(-1, len(slots))
-    if table.shape[0] != rows:
-        # string_agg skips a record holding a NULL.
-        raise ValueError("unexpected NULL in an integer column")
-    columns: dict[str, np.ndarray] = {}
-    slot = 0
-    for n, name in enumerate(names):
-        if name in columns:
-            continue
-        values = table[:, slot].astype(np.int64)
-        slot += 1
-        if name in times:
-            # '-infinity' is sent as the smallest int8, which is _NO_TIME.
-            values[values != _NO_TIME] += _POSTGRES_EPOCH_MICROSECONDS
-        elif n + 1 < len(names) and names[n + 1] in pack:
-            bits = pack[names[n + 1]]
-            columns[names[n + 1]] = values & ((1 << bits) - 1)
-            values = values >> bits
-        columns[name] = values
-    return {name: columns[name] for name in names}
+            # Django's cursors bind parameters client-side, which rules out binary
+            # results; a plain psycopg cursor on the same connection (and transaction)
+            # does not. Logged as Django logs its own queries, when it does.
+            with connection.cursor() as cursor, psycopg.Cursor(cursor.connection) as binary:
+                logged = (
+                    cursor.debug_sql(packed_sql, params) if hasattr(cursor, "debug_sql") else None
+                )
+                with logged or nullcontext():
+                    binary.execute(packed_sql, params, binary=True)
+                    data, rows, exact = binary.fetchone() or (None, 0, True)
+        if exact is False:
+            self.packed = {}
+            return self.read(on)
+        table = np.frombuffer(data or b"", dtype=">i8").reshape(-1, len(slots))
+        if table.shape[0] != rows:
+            # string_agg skips a record holding a NULL.
+            raise ValueError("unexpected NULL in an integer column")
+        columns: dict[str, np.ndarray] = {}
+        slot = 0
+        for n, name in enumerate(names):
+            if name in columns:
+                continue
+            values = table[:, slot].astype(np.int64)
+            slot += 1
+            if name in times:
+                # '-infinity' is sent as the smallest int8, which is _NO_TIME.
+                values[values != _NO_TIME] += _POSTGRES_EPOCH_MICROSECONDS
+            elif n + 1 < len(names) and names[n + 1] in pack:
+                bits = pack[names[n + 1]]
+                columns[names[n + 1]] = values & ((1 << bits) - 1)
+                values = values >> bits
+            columns[name] = values
+        return {name: columns[name] for name in names}
 
 
 def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

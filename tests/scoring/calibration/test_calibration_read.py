@@ -223,3 +223,79 @@ def test_a_level_holding_every_rating_stores_the_role_result_under_its_scope(
     assert {k: v for k, v in level.result.items() if k not in same} == {
         k: v for k, v in whole.items() if k not in same
     }
+
+
+# --- the two reads at once (PostgreSQL, outside a transaction) ------------------------------
+
+
+def ratings_reads(queries: CaptureQueriesContext) -> int:
+    """How many of the captured queries read the ratings table on this connection."""
+    return sum('FROM "scoring_questionrating"' in query["sql"] for query in queries)
+
+
+def needs_postgres() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the two reads run at once only on PostgreSQL")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_ratings_are_read_on_a_second_connection(panel: Role) -> None:
+    needs_postgres()
+
+    with CaptureQueriesContext(connection) as queries:
+        read = calibration._read(panel, None)
+
+    # This connection read the scorecards (and their id range), not the ratings.
+    assert ratings_reads(queries) == 0
+    assert as_tuples(read.ratings()) == reference_ratings(panel)
+    assert read.watermark_rows() == calibration._read(panel, None).watermark_rows()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_second_connection_reads_in_the_snapshot_of_the_first(
+    panel: Role, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    needs_postgres()
+    before = reference_ratings(panel)
+    rating = QuestionRating.objects.filter(calibration._in_scope(panel, None)).earliest("pk")
+    changed_to = 1 if rating.rating != 1 else 2
+    card_range = calibration._card_range
+
+    def change_then_range(role: Role, level: Any) -> tuple[int | None, int | None]:
+        # Another session commits a new rating after this read exported its snapshot.
+        with psycopg.connect(**connection.get_connection_params(), autocommit=True) as other:
+            other.execute(
+                "UPDATE scoring_questionrating SET rating = %s WHERE id = %s",
+                [changed_to, rating.pk],
+            )
+        return card_range(role, level)
+
+    monkeypatch.setattr(calibration, "_card_range", change_then_range)
+    read = calibration._read(panel, None)
+    monkeypatch.undo()
+
+    assert as_tuples(read.ratings()) == before
+    # The change was committed: the next read sees it.
+    assert as_tuples(calibration._read(panel, None).ratings()) == reference_ratings(panel) != before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_second_connection_the_ratings_are_read_on_the_first(
+    panel: Role, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    needs_postgres()
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    params = connection.get_connection_params
+    monkeypatch.setattr(connection, "get_connection_params", lambda: {**params(), "port": closed})
+
+    with CaptureQueriesContext(connection) as queries:
+        read = calibration._read(panel, None)
+
+    assert ratings_reads(queries) == 1
+    assert as_tuples(read.ratings()) == reference_ratings(panel)
