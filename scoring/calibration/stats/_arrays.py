@@ -61,11 +61,24 @@ def _size(codes: IntArray, given: int | None) -> int:
 
 
 def _compact(codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
-    """Return codes renumbered 0..m-1 (in code order) and the used codes."""
+    """Return codes renumbered 0..m-1 (in code order) and the used codes.
+
+    When every code below ``size`` is used, that is ``codes`` itself (no copy).
+    """
     present = np.zeros(size, dtype=bool)
     present[codes] = True
+    if present.all():
+        return codes, np.arange(size, dtype=np.int64)
     new_index = np.cumsum(present) - 1
     return new_index[codes].astype(np.int64), np.flatnonzero(present).astype(np.int64)
+
+
+def _kept(keep: BoolArray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Return each array's entries where ``keep`` holds: the arrays themselves
+    (no copy) when it holds everywhere, as it does for data without gaps."""
+    if keep.all():
+        return arrays
+    return tuple(a[keep] for a in arrays)
 
 
 def _dense_keys(n_keys: int, size: int) -> bool:

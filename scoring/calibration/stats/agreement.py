@@ -26,6 +26,7 @@ from scoring.calibration.stats._arrays import (
     _codes,
     _distinct_rows,
     _floats,
+    _kept,
     _pairs,
     _safe_div,
     _same_length,
@@ -68,8 +69,7 @@ def _unit_values(
     c = _codes(coders, "coders")
     v = _floats(values, "values")
     _same_length(units=u, coders=c, values=v)
-    keep = ~np.isnan(v)
-    u, c, v = u[keep], c[keep], v[keep]
+    u, c, v = _kept(~np.isnan(v), u, c, v)
     # A stable sort, so the first occurrence of a (unit, coder) comes first.
     order = _stable_order(u, c)
     u, c, v = u[order], c[order], v[order]

@@ -46,6 +46,7 @@ from scoring.calibration.stats._arrays import (
     _categories,
     _codes,
     _floats,
+    _kept,
     _same_length,
     _size,
     _stable_order,
@@ -255,8 +256,7 @@ def _pairable_units(
 ) -> _Units:
     """Return the pairable values, one per (unit, interviewer), sorted by unit."""
     width = max(n_q, 1)
-    keep = ~np.isnan(rating)
-    key, coder, value = (loop * width + question)[keep], interviewer[keep], rating[keep]
+    key, coder, value = _kept(~np.isnan(rating), loop * width + question, interviewer, rating)
     # A stable sort, so the first rating of a (unit, interviewer) comes first,
     # as agreement._unit_values does; the interviewer is kept for the intervals.
     order = _stable_order(key, coder)

@@ -12,6 +12,7 @@ from scoring.calibration.stats._arrays import (
     IntArray,
     _codes,
     _floats,
+    _kept,
     _safe_div,
     _same_length,
     _size,
@@ -78,8 +79,7 @@ def question_discrimination(
     qu = _codes(question, "question")
     y = _floats(rating, "rating")
     _same_length(group=g, question=qu, rating=y)
-    keep = ~np.isnan(y)
-    g, qu, y = g[keep], qu[keep], y[keep]
+    g, qu, y = _kept(~np.isnan(y), g, qu, y)
     n_q = _size(qu, n_questions)
     empty_f = np.full(n_q, np.nan)
     empty_i = np.zeros(n_q, dtype=np.int64)

@@ -26,6 +26,7 @@ from scoring.calibration.stats._arrays import (
     _codes,
     _compact,
     _floats,
+    _kept,
     _nan_to_zero,
     _pairs,
     _safe_div,
@@ -209,8 +210,7 @@ def fit_additive(
     else:
         card = _codes(scorecard, "scorecard")
         _same_length(candidate=c, scorecard=card)
-    keep = ~np.isnan(y)
-    c, i, q, y, card = c[keep], i[keep], q[keep], y[keep], card[keep]
+    c, i, q, y, card = _kept(~np.isnan(y), c, i, q, y, card)
     n_c, n_i, n_q = _size(c, n_candidates), _size(i, n_interviewers), _size(q, n_questions)
 
     def nans(size: int) -> FloatArray:
@@ -235,9 +235,8 @@ def fit_additive(
             0.0,
         )
     n_comp = int(np.unique(cand_label[c]).size)
-    in_main = cand_label[c] == main
-    c_m, i_m, q_m, y_m = c[in_main], i[in_main], q[in_main], y[in_main]
-    sc, _ = _compact(card[in_main], int(card.max()) + 1)
+    c_m, i_m, q_m, y_m, card_m = _kept(cand_label[c] == main, c, i, q, y, card)
+    sc, _ = _compact(card_m, int(card.max()) + 1)
     cc, cand_codes = _compact(c_m, n_c)
     ic, int_codes = _compact(i_m, n_i)
     qc, q_codes = _compact(q_m, n_q)

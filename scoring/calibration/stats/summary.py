@@ -21,6 +21,7 @@ from scoring.calibration.stats._arrays import (
     IntArray,
     _codes,
     _floats,
+    _kept,
     _pairs,
     _safe_div,
     _same_length,
@@ -294,11 +295,11 @@ def summarise(
     _same_length(**arrays)
     n_c, n_i, n_q = _size(c, n_candidates), _size(i, n_interviewers), _size(qu, n_questions)
     keep = np.isfinite(y)
-    c, i, qu, y, lp = c[keep], i[keep], qu[keep], y[keep], lp[keep]
+    c, i, qu, y, lp = _kept(keep, c, i, qu, y, lp)
     if rec is not None:
-        rec = rec[keep]
+        (rec,) = _kept(keep, rec)
     if rating_scale is not None:
-        rating_scale = rating_scale[keep]
+        (rating_scale,) = _kept(keep, rating_scale)
     dec = None if decision is None else _floats(decision, "decision")
     if dec is not None and dec.size < n_c:
         raise ValueError("decision must have one entry per candidate code")
