@@ -9,6 +9,7 @@ SQLite and PostgreSQL both read, and each sits next to the code that needs it.
 """
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from datetime import datetime
 from functools import cached_property
 from typing import Any, TypeVar
@@ -39,6 +40,26 @@ def execute(sql: str, params: Sequence[Any] = ()) -> int:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+def bound_row(sql: str, params: Sequence[Any] = (), *, binary: bool = False) -> Any:
+    """Run one statement with its parameters bound by the server (PostgreSQL only);
+    return its first row (None for none).
+
+    Django's cursors bind parameters on the client, writing them into the
+    statement's text: that rules out binary results, and the server scans a
+    large parameter (megabytes of JSON) as SQL before it parses it as a value.
+    A plain psycopg cursor on the same connection and transaction binds on the
+    server; Django still logs the statement, as it logs its own, and raises its
+    own errors (IntegrityError...) for the driver's.
+    """
+    import psycopg
+
+    with connection.cursor() as cursor, psycopg.Cursor(cursor.connection) as bound:
+        logged = cursor.debug_sql(sql, params) if hasattr(cursor, "debug_sql") else None
+        with connection.wrap_database_errors, logged or nullcontext():
+            bound.execute(sql, params, binary=binary)
+            return bound.fetchone()
 
 
 def marks(values: Sequence[Any]) -> str:

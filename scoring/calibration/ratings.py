@@ -10,7 +10,6 @@ import hashlib
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from django.db import connection, transaction
 from django.db.models import BigIntegerField, Case, Count, F, Max, Min, Q, QuerySet, Value, When
 from django.db.models.functions import Cast
 
+from core.sql import bound_row
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
 from scoring.models import QuestionRating, Scorecard
@@ -566,22 +566,13 @@ class _Packed:
             f"SELECT string_agg({' || '.join(slots)}, ''::bytea), count(*), {check} "
             f"FROM ({self.sql}) AS t ({inner})"
         )
-        params = self.params
         if on is not None:
             with psycopg.Cursor(on) as binary:
-                binary.execute(packed_sql, params, binary=True)
-                data, rows, exact = binary.fetchone() or (None, 0, True)
+                binary.execute(packed_sql, self.params, binary=True)
+                found = binary.fetchone()
         else:
-            # Django's cursors bind parameters client-side, which rules out binary
-            # results; a plain psycopg cursor on the same connection (and transaction)
-            # does not. Logged as Django logs its own queries, when it does.
-            with connection.cursor() as cursor, psycopg.Cursor(cursor.connection) as binary:
-                logged = (
-                    cursor.debug_sql(packed_sql, params) if hasattr(cursor, "debug_sql") else None
-                )
-                with logged or nullcontext():
-                    binary.execute(packed_sql, params, binary=True)
-                    data, rows, exact = binary.fetchone() or (None, 0, True)
+            found = bound_row(packed_sql, self.params, binary=True)
+        data, rows, exact = found or (None, 0, True)
         if exact is False:
             self.packed = {}
             return self.read(on)

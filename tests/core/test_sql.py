@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -137,3 +137,30 @@ def test_a_row_of_every_column_reads_back_as_the_orm_loads_it(interviewer: User)
     fields = [f.attname for f in User._meta.concrete_fields]
     assert [getattr(user, f) for f in fields] == [getattr(expected, f) for f in fields]
     assert user.get_deferred_fields() == set()
+
+
+def test_a_statement_bound_on_the_server_is_logged_and_raises_djangos_errors(
+    interviewer: User,
+) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("parameters are bound on the server only on PostgreSQL")
+
+    with CaptureQueriesContext(connection) as queries:
+        assert sql.bound_row("SELECT %s::int8 + 1", [41]) == (42,)
+        assert sql.bound_row("SELECT int8send(%s::int8)", [258], binary=True) == (
+            b"\x00\x00\x00\x00\x00\x00\x01\x02",
+        )
+    # Logged as the server got them: the statement, its parameters apart.
+    assert [query["sql"] for query in queries] == [
+        "SELECT %s::int8 + 1",
+        "SELECT int8send(%s::int8)",
+    ]
+    users = User.objects.count()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        sql.bound_row(
+            "INSERT INTO auth_user (id, username, password, is_superuser, first_name, "
+            "last_name, email, is_staff, is_active, date_joined) "
+            "VALUES (%s, 'again', '', false, '', '', '', false, true, now())",
+            [interviewer.pk],
+        )
+    assert User.objects.count() == users

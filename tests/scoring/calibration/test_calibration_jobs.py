@@ -109,6 +109,24 @@ def test_a_job_redelivered_while_marked_running_stores_one_snapshot(
     assert (again.status, again.attempts, again.snapshot_id) == ("done", 2, done.snapshot_id)
 
 
+def test_a_snapshot_stored_first_by_another_run_is_kept(
+    queued: CalibrationJob, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    role = queued.role
+    first, created = calibration.snapshot_store(role=role)
+    assert created
+    # Another run stored the same inputs between this run's look and its insert.
+    monkeypatch.setattr(calibration, "stored", lambda role, level, mark: None)
+
+    again, created = calibration.snapshot_store(role=role)
+
+    assert (again.pk, created) == (first.pk, False)
+    assert list(CalibrationSnapshot.objects.filter(level=None).values_list("pk", flat=True)) == [
+        first.pk
+    ]
+    assert again.result == first.result
+
+
 def test_a_worker_killed_mid_run_loses_nothing(queued: CalibrationJob) -> None:
     # Claimed and then killed before storing anything.
     CalibrationJob.objects.filter(pk=queued.pk).update(status="running", attempts=1, progress=35)
