@@ -267,9 +267,51 @@ def interview_staffable_get(*, user: Viewer, pk: int) -> Interview:
     return get_object_or_404(interviews_staffable_by(user), pk=pk)
 
 
+def has_scorecards() -> Exists:
+    """Whether anyone has started a scorecard of the interview (annotate an Interview)."""
+    # scoring's cards, through the reverse relation: interviews does not import scoring.
+    cards = Interview._meta.get_field("scorecards").related_model
+    return Exists(cards._default_manager.filter(interview=OuterRef("pk")))
+
+
+def removal_refusal(
+    interview: Interview, *, carded: bool, interviews: int, now: datetime
+) -> ApplicationError | None:
+    """Return why the interview may not be taken out of its open loop (None: it may).
+
+    The one rule services.interview_remove enforces and the loop page asks
+    before it offers the button. `carded`: someone has started its scorecard;
+    `interviews`: how many the loop holds.
+
+    | the interview                   | refused with              |
+    | ------------------------------- | ------------------------- |
+    | has started                     | interview_started         |
+    | has a scorecard started         | interview_has_scorecards  |
+    | is its loop's only interview    | loop_needs_an_interview   |
+    """
+    if interview.scheduled_start is not None and interview.scheduled_start <= now:
+        return ApplicationError(
+            f"{interview.title} has started: it stays in the loop.", code="interview_started"
+        )
+    if carded:
+        return ApplicationError(
+            f"{interview.title} has a scorecard started: it stays in the loop.",
+            code="interview_has_scorecards",
+        )
+    if interviews < 2:
+        return ApplicationError(
+            "A loop needs at least one interview: cancel the loop instead.",
+            code="loop_needs_an_interview",
+        )
+    return None
+
+
 def loop_detail_prefetch(user: Viewer) -> Prefetch:
-    """Return the prefetch of a loop's interviews the user may see (their own, unless recruiter)."""
-    interviews = Interview.objects.prefetch_related(PANEL, ASSIGNED_QUESTIONS)
+    """Return the prefetch of a loop's interviews the user may see (their own, unless
+    recruiter), each knowing whether a scorecard of it is started (`carded`)."""
+    interviews = Interview.objects.prefetch_related(PANEL, ASSIGNED_QUESTIONS).annotate(
+        carded=has_scorecards()
+    )
     if is_hiring_manager(user) and not is_recruiter(user):
         # All of a loop of a role they own; elsewhere, as any panelist, their own.
         seat = Exists(Panelist.objects.filter(interview=OuterRef("pk"), user=user.pk))

@@ -425,20 +425,14 @@ def interview_remove(*, interview: Interview, by: User) -> None:
     """
     loop = Loop.objects.select_for_update().get(pk=interview.loop_id)
     _check_open(loop)
-    if interview.scheduled_start is not None and interview.scheduled_start <= timezone.now():
-        raise ApplicationError(
-            f"{interview.title} has started: it stays in the loop.", code="interview_started"
-        )
-    if interview.scorecards.exists():  # scoring's cards (the reverse of its FK)
-        raise ApplicationError(
-            f"{interview.title} has a scorecard started: it stays in the loop.",
-            code="interview_has_scorecards",
-        )
-    if not loop.interviews.exclude(pk=interview.pk).exists():
-        raise ApplicationError(
-            "A loop needs at least one interview: cancel the loop instead.",
-            code="loop_needs_an_interview",
-        )
+    refusal = selectors.removal_refusal(
+        interview,
+        carded=interview.scorecards.exists(),  # scoring's cards (the reverse of its FK)
+        interviews=loop.interviews.count(),
+        now=timezone.now(),
+    )
+    if refusal is not None:
+        raise refusal
     seats = list(interview.panel.select_related("user").filter(cancelled_at=None))
     notices.seats_cancelled(seats=seats, reason="the interview was taken out of the loop")
     audit(

@@ -242,7 +242,15 @@ def _loop_page(
     days = {pk: timezone.localdate(start) for pk, start in starts.items() if start}
     seats = selectors.seats_on_days(user_ids=[u.pk for u in people], days=set(days.values()))
     rows = []
+    now = timezone.now()
     for interview in interviews:
+        # Why the interview stays (a scorecard started...), said where its button would be.
+        removal = selectors.removal_refusal(
+            interview,
+            carded=interview.carded,  # type: ignore[attr-defined]  # loop_detail_prefetch's
+            interviews=len(interviews),
+            now=now,
+        )
         form = forms.get(interview.pk) or PanelForm(
             initial={
                 "interviewers": [p.user_id for p in interview.panel.all() if not p.is_shadow],
@@ -268,8 +276,8 @@ def _loop_page(
             )
             for box in form["interviewers"]
         ]
-        rows.append((interview, form, picker))
-    refused = [(interview, form) for interview, form, _ in rows if form.errors]
+        rows.append((interview, form, picker, removal))
+    refused = [(interview, form) for interview, form, _, _ in rows if form.errors]
     context = {"loop": loop, "interviews": rows, "refused": refused, "add_form": add_form}
     return render(request, "interviews/loop_detail.html", context)
 

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.core import mail
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 from icalendar import Calendar
 
@@ -112,3 +113,31 @@ def test_only_those_who_staff_the_loop_may(seated, interviewer, lead):
     assert Client().post(f"/interviews/{first.pk}/remove/").status_code == 302  # to sign in
     assert page(interviewer).get(f"/interviews/{first.pk}/remove/").status_code == 405
     assert rows() == before
+
+
+def section(html: str, interview: Interview) -> str:
+    """The loop page's section of one interview."""
+    start = html.index(f'id="interview-{interview.pk}"')
+    end = html.find('<section class="card" id="interview-', start + 1)
+    return html[start : end if end > 0 else len(html)]
+
+
+def test_the_loop_page_offers_removal_only_where_the_service_allows_it(
+    seated, recruiter, interviewer
+):
+    first, second = seated
+    url = reverse("interviews:loop-detail", args=[first.loop_id])
+    html = page(recruiter).get(url).content.decode()
+    assert "Remove this interview" in section(html, first)
+    assert "Remove this interview" in section(html, second)
+
+    scorecards.scorecard_start(interview=first, by=interviewer)
+    Interview.objects.filter(pk=second.pk).update(
+        scheduled_start=timezone.now() - timedelta(minutes=5)
+    )
+    html = page(recruiter).get(url).content.decode()
+
+    assert "Remove this interview" not in section(html, first)
+    assert "has a scorecard started: it stays in the loop." in section(html, first)
+    assert "Remove this interview" not in section(html, second)
+    assert "has started: it stays in the loop." in section(html, second)
