@@ -285,13 +285,15 @@ def removal_refusal(
 
     | the interview                   | refused with              |
     | ------------------------------- | ------------------------- |
-    | has started                     | interview_started         |
+    | has started (or taken place)    | interview_started         |
     | has a scorecard started         | interview_has_scorecards  |
     | is its loop's only interview    | loop_needs_an_interview   |
     """
     if interview.scheduled_start is not None and interview.scheduled_start <= now:
+        over = interview.scheduled_end is not None and interview.scheduled_end <= now
         return ApplicationError(
-            f"{interview.title} has started: it stays in the loop.", code="interview_started"
+            f"{interview.title} has {'taken place' if over else 'started'}: it stays in the loop.",
+            code="interview_started",
         )
     if carded:
         return ApplicationError(

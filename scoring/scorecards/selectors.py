@@ -181,6 +181,19 @@ class Tally:
         """How many cards the tally counts (none: the debrief shows no tally)."""
         return sum(self.overall)
 
+    @property
+    def lines(self) -> list[tuple[str, list[tuple[str, int]], bool]]:
+        """Each interview's line and the overall one last: (name, [(label, count)], overall),
+        each count with its label, as a phone shows them stacked."""
+        named = [(f"{row.interview.order}. {row.interview.title}", row.counts) for row in self.rows]
+        return [
+            (name, list(zip(self.labels, counts, strict=True)), overall)
+            for (name, counts), overall in [
+                *((line, False) for line in named),
+                (("All interviews", self.overall), True),
+            ]
+        ]
+
 
 @dataclass
 class Debrief:

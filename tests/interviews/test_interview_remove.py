@@ -141,3 +141,7 @@ def test_the_loop_page_offers_removal_only_where_the_service_allows_it(
     assert "has a scorecard started: it stays in the loop." in section(html, first)
     assert "Remove this interview" not in section(html, second)
     assert "has started: it stays in the loop." in section(html, second)
+
+    Interview.objects.filter(pk=second.pk).update(scheduled_end=timezone.now())
+    html = page(recruiter).get(url).content.decode()
+    assert "has taken place: it stays in the loop." in section(html, second)
