@@ -41,7 +41,10 @@ from bench.loadsite.stack import PROXY_HEADERS, Stack
 
 PASSWORD = "prod-check-" + "pw"
 ADMIN = "prod-admin"
-PERSONAS = [None, "demo-recruiter", "demo-lead", "demo-interviewer-1", "demo-interviewer-2", ADMIN]
+PERSONAS = [
+    None, "demo-recruiter", "demo-lead", "demo-hiring-manager", "demo-interviewer-1",
+    "demo-interviewer-2", ADMIN,
+]  # fmt: skip
 # Where each persona's journeys start; links found on the pages lead everywhere else.
 ENTRY_POINTS = [
     "/", "/login/", "/bank/", "/candidates/", "/loops/", "/interviews/", "/calibration/",
