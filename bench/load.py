@@ -209,10 +209,11 @@ def main() -> int:
                         help="fail below this scorecard/baseline requests/s ratio")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    # Each seat is four requests. A quiet machine here has served 2.4 seats/s per client
-    # (16 clients), and the turns' warm-ups use seats too: at three a second per client
-    # a 30 s run ran out. Five a second per client leaves room (seeding: ~50 ms a loop).
-    seats = args.seats or max(30, 5 * int(args.duration))
+    # Each seat is four requests. A quiet machine here has served 4 seats/s per client
+    # (16 clients, 65 submissions/s), and the turns' warm-ups use seats too: at five a
+    # second per client a 60 s run ran out. Eight a second per client leaves room
+    # (seeding: ~40 ms a loop of six seats).
+    seats = args.seats or max(30, 8 * int(args.duration))
 
     with Stack("load") as stack:
         t0 = time.monotonic()
