@@ -16,6 +16,7 @@ from django.db.models import (
     Prefetch,
     Q,
     QuerySet,
+    Value,
     When,
 )
 from django.shortcuts import get_object_or_404
@@ -189,9 +190,9 @@ def candidate_list() -> QuerySet[Candidate]:
 
 def loops_visible_to(user: Viewer) -> QuerySet[Loop]:
     """Return the loops the user may see, each with `status_seen`: its status as they
-    may read it (scoring.visibility.status_seen)."""
+    may read it (scoring.visibility.status_seen), and `debriefable` (see debriefable)."""
     loops = Loop.objects.select_related("candidate", "role", "level").annotate(
-        status_seen=visibility.loop_status_seen(user)
+        status_seen=visibility.loop_status_seen(user), debriefable=debriefable(user)
     )
     if is_recruiter(user):
         return loops
@@ -199,6 +200,16 @@ def loops_visible_to(user: Viewer) -> QuerySet[Loop]:
     if is_hiring_manager(user):  # and the loops of the roles they own (interviews.staffing)
         return loops.filter(Exists(seat) | staffing.owned(user))
     return loops.filter(Exists(seat))
+
+
+def debriefable(user: Viewer) -> Exists | Value:
+    """Whether the user may read the loop's debrief (annotate or filter Loops): a
+    recruiter always, anyone else while they hold a seat on its panels. A hiring
+    manager staffs every loop of the roles they own but reads the debriefs of the
+    panels they sit on only; the pages link to no debrief they would be refused."""
+    if is_recruiter(user):
+        return Value(True)
+    return Exists(Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user.pk))
 
 
 ASSIGNED_QUESTIONS = Prefetch(
@@ -234,13 +245,21 @@ def loop_list(*, user: Viewer) -> QuerySet[Loop]:
 
 
 def interviews_visible_to(user: Viewer) -> QuerySet[Interview]:
-    """Return the interviews the user may open: all for recruiters, their own for others."""
+    """Return the interviews the user may open (see openable)."""
     interviews = Interview.objects.select_related(
         "loop__candidate", "loop__role", "loop__level"
     ).prefetch_related(PANEL, ASSIGNED_QUESTIONS)
     if is_recruiter(user):
         return interviews
-    return interviews.filter(panel__user=user)  # type: ignore[misc]
+    return interviews.filter(openable(user))
+
+
+def openable(user: Viewer) -> Exists | Value:
+    """Whether the user may open the interview, its kit and scorecard (annotate or
+    filter Interviews): a recruiter any, anyone else those they hold a seat in."""
+    if is_recruiter(user):
+        return Value(True)
+    return Exists(Panelist.objects.filter(interview=OuterRef("pk"), user=user.pk))
 
 
 def interview_get(*, user: Viewer, pk: int) -> Interview:
@@ -310,9 +329,11 @@ def removal_refusal(
 
 def loop_detail_prefetch(user: Viewer) -> Prefetch:
     """Return the prefetch of a loop's interviews the user may see (their own, unless
-    recruiter), each knowing whether a scorecard of it is started (`carded`)."""
+    recruiter), each knowing whether a scorecard of it is started (`carded`) and
+    whether the user may open it (`openable`: a hiring manager sees a loop of their
+    role whole, but opens the kits of their own seats only)."""
     interviews = Interview.objects.prefetch_related(PANEL, ASSIGNED_QUESTIONS).annotate(
-        carded=has_scorecards()
+        carded=has_scorecards(), openable=openable(user)
     )
     if is_hiring_manager(user) and not is_recruiter(user):
         # All of a loop of a role they own; elsewhere, as any panelist, their own.

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -17,6 +17,7 @@ from django.utils import timezone
 from core import sql
 from core.etags import if_match_holds
 from core.permissions import Viewer, is_recruiter
+from interviews import selectors as interview_selectors
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from kit.models import FollowUp, RubricItem
 from scoring import visibility
@@ -289,8 +290,7 @@ def loop_for_debrief(*, user: Viewer, pk: int) -> Loop:
     loops = Loop.objects.select_related("candidate", "role", "level", "decided_by")
     if not is_recruiter(user):
         # EXISTS rather than a join and DISTINCT over every column of four tables.
-        seat = Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user)  # type: ignore[misc]
-        loops = loops.filter(Exists(seat))
+        loops = loops.filter(interview_selectors.debriefable(user))
     return get_object_or_404(loops, pk=pk)
 
 

@@ -1,6 +1,8 @@
 """A hiring manager builds and staffs loops for the roles they own (interviews.staffing),
 and gets 404 (403 for a build naming a role they do not own) everywhere else."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.urls import reverse
@@ -179,3 +181,32 @@ def test_candidates_stay_with_recruiters(client, hank, world):
     assert client.get(reverse("interviews:candidate-list")).status_code == 404
     api = client_for(hank)
     assert api.get(f"/api/v1/candidates/{world.candidate.pk}/").status_code == 404
+
+
+def links(body: str) -> set[str]:
+    """The site's own page links in a page (no static file, no anchor, no sign-out)."""
+    found = set(re.findall(r'href="(/[^"#?]*)', body))
+    return {link for link in found if not link.startswith(("/static/", "/logout/"))}
+
+
+def test_every_link_the_loop_pages_show_a_hiring_manager_opens(client, hank, loop):
+    client.force_login(hank)
+    pages = [reverse("interviews:loop-list"), reverse("interviews:loop-detail", args=[loop.pk])]
+    shown = set().union(*(links(client.get(page).content.decode()) for page in pages))
+    refused = {link for link in shown if client.get(link).status_code == 404}
+
+    assert refused == set()
+    # No seat on the loop: its debrief, its kits and the candidate's page are not his.
+    assert reverse("scoring:debrief", args=[loop.pk]) not in shown
+    assert reverse("interviews:candidate-detail", args=[loop.candidate_id]) not in shown
+    assert not any(link.endswith("/kit/") for link in shown)
+
+    first = loop.interviews.get(order=1)
+    first.panel.create(user=hank)
+    shown = links(client.get(reverse("interviews:loop-detail", args=[loop.pk])).content.decode())
+    kit, debrief = (
+        reverse("interviews:kit", args=[first.pk]),
+        reverse("scoring:debrief", args=[loop.pk]),
+    )
+    assert {kit, debrief} <= shown
+    assert client.get(kit).status_code == client.get(debrief).status_code == 200
