@@ -90,7 +90,10 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
     "interviews_update": {400: _PANEL},
     # Who may change an interview's questions, and until when: interviews/editing.py.
     "interviews_alternatives_list": {403: _EDIT_403},
-    "interviews_swap_create": {400: ["question_not_eligible", *_EDIT_400], 403: _EDIT_403},
+    "interviews_swap_create": {
+        400: ["question_not_eligible", "question_rated", *_EDIT_400],
+        403: _EDIT_403,
+    },
     "interviews_reorder_create": {400: ["order_incomplete", *_EDIT_400], 403: _EDIT_403},
     "loop_templates_create": {400: _TEMPLATE},
     "loop_templates_update": {400: [*_TEMPLATE, "template_moved"]},

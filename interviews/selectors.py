@@ -212,9 +212,19 @@ def debriefable(user: Viewer) -> Exists | Value:
     return Exists(Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user.pk))
 
 
+def rated() -> Exists:
+    """Whether a scorecard, draft or submitted, rates the assigned question (annotate an
+    InterviewQuestion): then it keeps its question (services.interview_question_swap)."""
+    # scoring's ratings, through the reverse relation: interviews does not import scoring.
+    ratings = InterviewQuestion._meta.get_field("ratings").related_model
+    return Exists(ratings._default_manager.filter(item=OuterRef("pk")))
+
+
 ASSIGNED_QUESTIONS = Prefetch(
     "questions",
-    queryset=InterviewQuestion.objects.select_related("question", "version").prefetch_related(
+    queryset=InterviewQuestion.objects.select_related("question", "version")
+    .annotate(rated=rated())
+    .prefetch_related(
         Prefetch("version__rubric", queryset=RubricItem.objects.order_by("order")),
         Prefetch("version__follow_ups", queryset=FollowUp.objects.order_by("order")),
     ),

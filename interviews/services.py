@@ -116,9 +116,16 @@ def interview_question_swap(
     """Replace one assigned question with one of its ranked alternatives.
 
     The item's reason says who swapped it in and why (`reason`, optional); the audit
-    log keeps the question it replaced too. Who may call this: interviews.editing.
+    log keeps the question it replaced too. Refused once a scorecard rates the item
+    (selectors.rated). Who may call this: interviews.editing.
     """
     _check_open(item.interview.loop)
+    if item.ratings.exists():  # scoring's ratings (the reverse of its FK)
+        raise ApplicationError(
+            f"'{item.question.title}' is rated on a scorecard already: it stays, so that "
+            "every rating keeps the question it was given for.",
+            code="question_rated",
+        )
     allowed = {o.question_id: o for o in selectors.swap_alternatives(item=item, limit=10_000)}
     if question.pk not in allowed:
         raise ApplicationError(

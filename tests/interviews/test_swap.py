@@ -8,6 +8,7 @@ from core.models import AuditEvent
 from interviews import services
 from interviews.models import InterviewQuestion, Loop
 from kit.models import QuestionVersion
+from scoring.scorecards import services as scorecards
 from tests.conftest import client_for
 from tests.factories import make_question
 from tests.interviews.helpers import history_loop, pinned, snapshot
@@ -313,3 +314,46 @@ def test_a_refused_swap_records_no_audit_event(recruiter, loop, world):
     )
     assert detail(response, 400, "question_not_eligible") == REFUSAL.format("serving-long")
     assert not AuditEvent.objects.exists()
+
+
+def rate(it: InterviewQuestion, interviewer) -> None:  # type: ignore[no-untyped-def]
+    """Seat the interviewer on the item's interview and rate the item on a draft card."""
+    it.interview.panel.create(user=interviewer)
+    card = scorecards.scorecard_start(interview=it.interview, by=interviewer)
+    scorecards.scorecard_save_draft(
+        scorecard=card, by=interviewer, ratings=[scorecards.RatingInput(item=it.pk, rating=3)]
+    )
+
+
+def test_a_rated_question_is_not_swapped_and_nothing_changes(recruiter, interviewer, loop, world):
+    target = item(loop, "serving-1")
+    rate(target, interviewer)
+    before, events = snapshot(), AuditEvent.objects.count()
+
+    response = client_for(recruiter).post(
+        swap_url(target), {"item": target.pk, "question": world.q["serving-3"].pk}, format="json"
+    )
+
+    assert detail(response, 400, "question_rated") == (
+        "'serving-1' is rated on a scorecard already: it stays, so that every rating keeps "
+        "the question it was given for."
+    )
+    assert snapshot() == before and AuditEvent.objects.count() == events
+    target.refresh_from_db()
+    assert target.question.title == "serving-1"
+
+
+def test_the_loop_page_and_the_kit_offer_no_swap_for_a_rated_question(
+    client, recruiter, interviewer, loop
+):
+    rated, other = item(loop, "serving-1"), item(loop, "serving-2")
+    rate(rated, interviewer)
+    client.force_login(recruiter)
+    pages = [
+        reverse("interviews:loop-detail", args=[loop.pk]),
+        reverse("interviews:kit", args=[rated.interview_id]),
+    ]
+    for page in pages:
+        body = client.get(page).content.decode()
+        assert reverse("interviews:question-swap", args=[rated.pk]) not in body, page
+        assert reverse("interviews:question-swap", args=[other.pk]) in body, page
