@@ -196,10 +196,9 @@ def loops_visible_to(user: Viewer) -> QuerySet[Loop]:
     )
     if is_recruiter(user):
         return loops
-    seat = Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user.pk)
     if is_hiring_manager(user):  # and the loops of the roles they own (interviews.staffing)
-        return loops.filter(Exists(seat) | staffing.owned(user))
-    return loops.filter(Exists(seat))
+        return loops.filter(_seated_on(user) | staffing.owned(user))
+    return loops.filter(_seated_on(user))
 
 
 def debriefable(user: Viewer) -> Exists | Value:
@@ -207,8 +206,11 @@ def debriefable(user: Viewer) -> Exists | Value:
     recruiter always, anyone else while they hold a seat on its panels. A hiring
     manager staffs every loop of the roles they own but reads the debriefs of the
     panels they sit on only; the pages link to no debrief they would be refused."""
-    if is_recruiter(user):
-        return Value(True)
+    return Value(True) if is_recruiter(user) else _seated_on(user)
+
+
+def _seated_on(user: Viewer) -> Exists:
+    """Whether the user holds a seat on one of the loop's panels (annotate or filter Loops)."""
     return Exists(Panelist.objects.filter(interview__loop=OuterRef("pk"), user=user.pk))
 
 
@@ -261,14 +263,17 @@ def interviews_visible_to(user: Viewer) -> QuerySet[Interview]:
     ).prefetch_related(PANEL, ASSIGNED_QUESTIONS)
     if is_recruiter(user):
         return interviews
-    return interviews.filter(openable(user))
+    return interviews.filter(_holds_seat(user))
 
 
 def openable(user: Viewer) -> Exists | Value:
     """Whether the user may open the interview, its kit and scorecard (annotate or
     filter Interviews): a recruiter any, anyone else those they hold a seat in."""
-    if is_recruiter(user):
-        return Value(True)
+    return Value(True) if is_recruiter(user) else _holds_seat(user)
+
+
+def _holds_seat(user: Viewer) -> Exists:
+    """Whether the user holds a seat in the interview (annotate or filter Interviews)."""
     return Exists(Panelist.objects.filter(interview=OuterRef("pk"), user=user.pk))
 
 
@@ -283,11 +288,10 @@ def interviews_staffable_by(user: Viewer) -> QuerySet[Interview]:
     (interviews.staffing). Kits and scorecards keep to interviews_visible_to."""
     if is_recruiter(user) or not is_hiring_manager(user):
         return interviews_visible_to(user)
-    seat = Exists(Panelist.objects.filter(interview=OuterRef("pk"), user=user.pk))
     return (
         Interview.objects.select_related("loop__candidate", "loop__role", "loop__level")
         .prefetch_related(PANEL, ASSIGNED_QUESTIONS)
-        .filter(seat | staffing.owned(user, "loop__role_id"))
+        .filter(_holds_seat(user) | staffing.owned(user, "loop__role_id"))
     )
 
 
@@ -347,10 +351,9 @@ def loop_detail_prefetch(user: Viewer) -> Prefetch:
     )
     if is_hiring_manager(user) and not is_recruiter(user):
         # All of a loop of a role they own; elsewhere, as any panelist, their own.
-        seat = Exists(Panelist.objects.filter(interview=OuterRef("pk"), user=user.pk))
-        interviews = interviews.filter(seat | staffing.owned(user, "loop__role_id"))
+        interviews = interviews.filter(_holds_seat(user) | staffing.owned(user, "loop__role_id"))
     elif not is_recruiter(user):
-        interviews = interviews.filter(panel__user=user)  # type: ignore[misc]
+        interviews = interviews.filter(_holds_seat(user))
     return Prefetch("interviews", queryset=interviews)
 
 

@@ -11,20 +11,17 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import BigIntegerField, Case, Count, F, Max, Min, Q, QuerySet, Value, When
+from django.db.models import BigIntegerField, Case, Count, F, Max, Min, Q, Value, When
 from django.db.models.functions import Cast
 
-from core.sql import bound_row
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
+from scoring.calibration.columns import NO_TIME, Packed, integer_columns
 from scoring.models import QuestionRating, Scorecard
-
-if TYPE_CHECKING:
-    import psycopg
 
 RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes": 2.0}
 DECISION_SCORE = {"hire": 1.0, "no_hire": 0.0}
@@ -144,15 +141,13 @@ def _watermark_rows(role: Role, level: Level | None) -> Sequence[Mapping[str, An
 
 
 def _moment(microseconds: int) -> datetime.datetime | None:
-    """Return the UTC time `microseconds` after the epoch (None for _NO_TIME)."""
-    if microseconds == _NO_TIME:
+    """Return the UTC time `microseconds` after the epoch (None for NO_TIME)."""
+    if microseconds == NO_TIME:
         return None
     return EPOCH + datetime.timedelta(microseconds=microseconds)
 
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-# PostgreSQL counts timestamps from 2000-01-01 UTC.
-_POSTGRES_EPOCH_MICROSECONDS = 946_684_800_000_000
 
 
 def _mark(row: Mapping[str, Any], seats: Mapping[int | None, str]) -> str:
@@ -276,7 +271,7 @@ class _Read:
         for each in np.unique(cards["level"][per_card > 0]).tolist():
             mine = (per_card > 0) & (cards["level"] == each)
             decided = cards["decided"][mine]
-            decided = decided[decided != _NO_TIME]
+            decided = decided[decided != NO_TIME]
             rows.append(
                 {
                     "level": each,
@@ -353,7 +348,7 @@ def _card_range(role: Role, level: Level | None) -> tuple[int | None, int | None
     return bounds["low"], bounds["high"]
 
 
-def _in_snapshot(snapshot: str, params: dict[str, Any], query: "_Packed") -> dict[str, np.ndarray]:
+def _in_snapshot(snapshot: str, params: dict[str, Any], query: Packed) -> dict[str, np.ndarray]:
     """Return `query`'s columns read on a new connection in the exported `snapshot`."""
     import psycopg
     from psycopg import sql
@@ -364,17 +359,13 @@ def _in_snapshot(snapshot: str, params: dict[str, Any], query: "_Packed") -> dic
         return query.read(other)
 
 
-# Epoch microseconds standing for "no time" (a loop without a decision).
-_NO_TIME = -(2**63)
-
-
 def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np.ndarray]:
     """Return the scope's submitted, non-shadow scorecards as integer arrays, one entry each.
 
     id, interviewer, recommendation (scored -2, -1, 1, 2 plus 2; none 2),
     candidate, level, loop, the loop's decision (no hire 1, hire 2, none 0) and,
     with `times` (PostgreSQL only), the scorecard's last change and the
-    loop's decision time in epoch microseconds (_NO_TIME for none). The joins here are over
+    loop's decision time in epoch microseconds (NO_TIME for none). The joins here are over
     scorecards, interviews and loops, not over ratings.
     """
     columns = {
@@ -400,7 +391,7 @@ def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np
         .order_by()
     )
     # Scores are 0..4 and 0..2: three and two bits.
-    return _integer_columns(
+    return integer_columns(
         queryset,
         tuple(columns),
         times=("changed", "decided"),
@@ -436,7 +427,7 @@ def _asked(
     return _matched(card_ids, rows)
 
 
-def _asked_query(low: int, high: int, columns: tuple[str, ...]) -> "_Packed":
+def _asked_query(low: int, high: int, columns: tuple[str, ...]) -> Packed:
     """Return the read of the asked ratings of scorecards `low` to `high` (see _asked)."""
     attnames = {"scorecard": "scorecard_id", "version": "version_id", "id": "pk"}
     # A rating (a small positive integer) fits in 16 bits beside its version;
@@ -450,7 +441,7 @@ def _asked_query(low: int, high: int, columns: tuple[str, ...]) -> "_Packed":
         .values_list(*[attnames.get(name, name) for name in ("scorecard", *columns)])
         .order_by()
     )
-    return _Packed(queryset, ("_card", *columns), packed={"id": id_bits, "rating": 16})
+    return Packed(queryset, ("_card", *columns), packed={"id": id_bits, "rating": 16})
 
 
 def _matched(
@@ -483,119 +474,6 @@ def _positions(ids: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndar
     order = np.argsort(ids)
     at = order[np.minimum(np.searchsorted(ids, wanted, sorter=order), ids.size - 1)]
     return at, ids[at] == wanted
-
-
-def _integer_columns(
-    queryset: QuerySet,
-    names: tuple[str, ...],
-    times: tuple[str, ...] = (),
-    packed: dict[str, int] | None = None,
-) -> dict[str, np.ndarray]:
-    """Return the queryset's integer columns as int64 arrays keyed by `names`.
-
-    Columns named in `times` are timestamps (PostgreSQL only), returned as
-    epoch microseconds (_NO_TIME for NULL).
-
-    On PostgreSQL the server packs the rows into one bytea of fixed-width
-    big-endian int8 records (string_agg of int8send) that numpy reads in one
-    call: a single value to fetch instead of a message per row, which is where
-    streaming a million rows through COPY spends its time (a Python round per
-    row), and cheaper for the server than an array per column. One aggregate
-    over all rows, no GROUP BY, which PostgreSQL would sort for; a value is
-    limited to 1 GB, some 13 million rows of ten columns, more than a run
-    holds in memory anyway. Elsewhere a plain cursor fills arrays in chunks.
-
-    `packed` maps a column to a number of bits b: on PostgreSQL it travels in
-    the low b bits of the int8 of the column before it (each int8send costs
-    the server about a tenth of a microsecond a row). If a value does not fit
-    (checked in the same query), the query runs again unpacked.
-    """
-    return _Packed(queryset, names, times, packed).read()
-
-
-class _Packed:
-    """A read of a queryset's integer columns (see _integer_columns), compiled on creation.
-
-    Compiled here, on the thread that made it: `read` may run on another
-    thread, with a connection of its own.
-    """
-
-    def __init__(
-        self,
-        queryset: QuerySet,
-        names: tuple[str, ...],
-        times: tuple[str, ...] = (),
-        packed: dict[str, int] | None = None,
-    ):
-        self.sql, self.params = queryset.query.sql_with_params()
-        self.names, self.times, self.packed = names, times, packed or {}
-
-    def read(self, on: "psycopg.Connection[Any] | None" = None) -> dict[str, np.ndarray]:
-        """Return the columns, read on this thread's connection or on the connection `on`."""
-        names, times, pack = self.names, self.times, self.packed
-        if connection.vendor != "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(self.sql, self.params)
-                chunks = [np.zeros((0, len(names)), dtype=np.int64)]
-                while batch := cursor.fetchmany(50_000):
-                    chunks.append(np.asarray(batch, dtype=np.int64))
-                table = np.concatenate(chunks)
-            return {name: table[:, n] for n, name in enumerate(names)}
-        import psycopg
-
-        slots: list[str] = []  # one int8 each
-        fits: list[str] = []  # conditions under which the packed values are exact
-        n = 0
-        while n < len(names):
-            column = f"t.c{n}"
-            if names[n] in times:
-                # A timestamp's binary form is already an int8: microseconds since 2000.
-                slots.append(f"timestamptz_send(coalesce({column}, '-infinity'))")
-            elif n + 1 < len(names) and names[n + 1] in pack:
-                bits, low = pack[names[n + 1]], f"t.c{n + 1}"
-                slots.append(f"int8send(({column}::int8 << {bits}) | {low}::int8)")
-                fits.append(f"{low} >= 0 AND {low} < {2**bits}")
-                fits.append(f"{column} >= 0 AND {column} < {2 ** (63 - bits)}")
-                n += 1
-            else:
-                slots.append(f"int8send({column}::int8)")
-            n += 1
-        inner = ", ".join(f"c{n}" for n in range(len(names)))
-        check = f"bool_and({' AND '.join(fits)})" if fits else "true"
-        packed_sql = (
-            f"SELECT string_agg({' || '.join(slots)}, ''::bytea), count(*), {check} "
-            f"FROM ({self.sql}) AS t ({inner})"
-        )
-        if on is not None:
-            with psycopg.Cursor(on) as binary:
-                binary.execute(packed_sql, self.params, binary=True)
-                found = binary.fetchone()
-        else:
-            found = bound_row(packed_sql, self.params, binary=True)
-        data, rows, exact = found or (None, 0, True)
-        if exact is False:
-            self.packed = {}
-            return self.read(on)
-        table = np.frombuffer(data or b"", dtype=">i8").reshape(-1, len(slots))
-        if table.shape[0] != rows:
-            # string_agg skips a record holding a NULL.
-            raise ValueError("unexpected NULL in an integer column")
-        columns: dict[str, np.ndarray] = {}
-        slot = 0
-        for n, name in enumerate(names):
-            if name in columns:
-                continue
-            values = table[:, slot].astype(np.int64)
-            slot += 1
-            if name in times:
-                # '-infinity' is sent as the smallest int8, which is _NO_TIME.
-                values[values != _NO_TIME] += _POSTGRES_EPOCH_MICROSECONDS
-            elif n + 1 < len(names) and names[n + 1] in pack:
-                bits = pack[names[n + 1]]
-                columns[names[n + 1]] = values & ((1 << bits) - 1)
-                values = values >> bits
-            columns[name] = values
-        return {name: columns[name] for name in names}
 
 
 def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

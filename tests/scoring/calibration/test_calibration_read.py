@@ -20,6 +20,7 @@ from kit.models import Role
 from scoring import visibility
 from scoring.calibration import ratings as calibration
 from scoring.calibration import services
+from scoring.calibration.columns import integer_columns
 from scoring.models import CalibrationSnapshot, QuestionRating
 from tests.scoring.calibration.helpers import (
     ROLE,
@@ -202,7 +203,7 @@ def test_packed_columns_that_do_not_fit_are_read_again_unpacked(panel: Role) -> 
         .order_by()
     )
     # Ratings run to 4: three bits, not one.
-    read = calibration._integer_columns(queryset, ("version", "rating"), packed={"rating": 1})
+    read = integer_columns(queryset, ("version", "rating"), packed={"rating": 1})
 
     expected = sorted(queryset)
     assert sorted(zip(read["version"].tolist(), read["rating"].tolist(), strict=True)) == expected
