@@ -193,7 +193,7 @@ def test_every_link_the_loop_pages_show_a_hiring_manager_opens(client, hank, loo
     client.force_login(hank)
     pages = [reverse("interviews:loop-list"), reverse("interviews:loop-detail", args=[loop.pk])]
     shown = set().union(*(links(client.get(page).content.decode()) for page in pages))
-    refused = {link for link in shown if client.get(link).status_code == 404}
+    refused = {link for link in shown if client.get(link).status_code >= 400}
 
     assert refused == set()
     # No seat on the loop: its debrief, its kits and the candidate's page are not his.
