@@ -33,6 +33,41 @@ from scoring.calibration.stats._least_squares import _absorbed_fit, _AbsorbedFit
 
 
 @dataclass(frozen=True)
+class _Cards:
+    """The scorecards of the ratings in a fit: their sizes and candidates.
+
+    ``mean_size`` is, per candidate, the mean size of its cards weighted by
+    size (sum of n_s^2 over sum of n_s): the weight of the candidate's term in
+    W'W (see _halo_components), which _absorbed_fit forms with its own.
+    """
+
+    code: IntArray  # per rating: its card, 0..n_cards-1
+    size: FloatArray  # per card: its ratings
+    candidate: IntArray  # per card
+    interviewer: IntArray  # per card
+    squares: FloatArray  # per candidate: sum over its cards of size^2
+    mean_size: FloatArray  # per candidate: squares / ratings
+
+    @classmethod
+    def of(cls, card: IntArray, cand: IntArray, n_cand: int, interviewer: IntArray) -> _Cards:
+        """Return the cards of ratings with compact ``card`` codes, each on one
+        candidate and interviewer (ValueError otherwise)."""
+        n_cards = int(card.max()) + 1 if card.size else 0
+        size = np.bincount(card, minlength=n_cards).astype(np.float64)
+        card_cand = np.zeros(n_cards, dtype=np.int64)
+        card_cand[card] = cand
+        card_int = np.zeros(n_cards, dtype=np.int64)
+        card_int[card] = interviewer
+        if np.any(card_cand[card] != cand) or np.any(card_int[card] != interviewer):
+            raise ValueError("a scorecard's ratings must share one candidate and one interviewer")
+        # Weighted counts are float64 already (numpy's stubs say intp): no copy is made.
+        squares = np.bincount(card_cand, size**2, minlength=n_cand).astype(np.float64, copy=False)
+        cand_n = np.bincount(cand, minlength=n_cand).astype(np.float64)
+        mean_size = np.divide(squares, cand_n, out=np.zeros(n_cand), where=cand_n > 0)
+        return cls(card, size, card_cand, card_int, squares, mean_size)
+
+
+@dataclass(frozen=True)
 class _Halo:
     within: float  # variance of a rating around its card's level
     card: float  # variance of the card halo (0 when the data show none)
@@ -43,10 +78,9 @@ class _Halo:
 
 
 def _halo_components(
-    cand: IntArray,
-    n_cand: int,
-    card: IntArray,
-    design: list[IntArray],
+    cards: _Cards,
+    interviewer: IntArray,
+    n_i: int,
     question: IntArray,
     n_q: int,
     y: FloatArray,
@@ -55,8 +89,8 @@ def _halo_components(
 ) -> _Halo:
     """Return the card and within-card variances and what the covariances need.
 
-    ``design`` holds the stacked column of each factor per rating, as in
-    ``fit`` (interviewers then questions), ``card`` compact card codes.
+    ``fit`` is the full model's, over candidates with interviewers then
+    questions as factors, weighted by ``cards.mean_size``.
 
     1. s2_within from y = card + question: within a card the candidate and
        the interviewer are constant, so the card effects absorb both and the
@@ -68,36 +102,46 @@ def _halo_components(
     3. Without within-card replication (every card one rating) or residual
        degrees of freedom the two cannot be told apart: s2_card is 0 and
        s2_within the full model's residual variance, as before.
-    """
-    p = fit.beta.size
-    n_cards = int(card.max()) + 1 if card.size else 0
-    card_n = np.bincount(card, minlength=n_cards).astype(np.float64)
-    card_cand = np.zeros(n_cards, dtype=np.int64)
-    card_cand[card] = cand
-    cand_n = np.bincount(cand, minlength=n_cand).astype(np.float64)
-    card_sq = np.bincount(card_cand, card_n**2, minlength=n_cand).astype(np.float64)
 
-    counts = sparse.csr_matrix(
-        (np.ones(y.size * len(design)), (np.tile(card, len(design)), np.concatenate(design))),
-        shape=(n_cards, p),
+    W'W, with A the cards' counts of each level, m_c a candidate's
+    size-weighted mean card size and E_c = sum over its cards of
+    (n_s - m_c) A_s (zero when its cards are all one size), is
+    A'A - E'xbar - xbar'E - sum_c m_c n_c xbar_c xbar_c': the last term is
+    the fit's weighted between-candidate matrix, and A'A comes from the
+    within-card fit's (questions) and counts per interviewer, so no product
+    over cards or candidates is formed for it alone.
+    """
+    card, card_n = cards.code, cards.size
+    n_cand = cards.squares.size
+    p = n_i + n_q
+    within_fit = _absorbed_fit(
+        card, card_n.size, [question], [n_q], y, null_space=[np.arange(n_q)], weights=card_n
     )
-    # B: per candidate, its cards' level counts weighted by card size. With W = A -
-    # N G xbar (A the cards' counts, N their sizes, G cards -> candidates),
-    # W'W = A'A - B'xbar - xbar'B + xbar' D xbar (D = diag(sum n_s^2)) = A'A - F'xbar
-    # - xbar'F with F = B - D xbar / 2: one product over candidates, rather than
-    # forming W over cards (three times the work).
-    by_cand = sparse.csr_matrix((card_n, (card_cand, np.arange(n_cards))), shape=(n_cand, n_cards))
-    weighted = (by_cand @ counts).tocsr()
-    spread = sparse.diags(card_sq) @ fit.xbar
-    card_weighted = (weighted - spread).tocsr()
-    half = ((weighted - 0.5 * spread).T @ fit.xbar).tocsr()
-    wtw = ((counts.T @ counts) - half - half.T).tocsr()
+    assert fit.weighted_between is not None and within_fit.weighted_between is not None
+    # A'A: an interviewer holds the whole card (A_s = n_s e_i + the card's questions).
+    by_pair = np.bincount(interviewer * n_q + question, card_n[card], minlength=n_i * n_q)
+    both = sparse.csr_matrix(by_pair.reshape(n_i, n_q))
+    alone = sparse.diags(np.bincount(cards.interviewer, card_n**2, minlength=n_i))
+    ata = sparse.csr_matrix(
+        sparse.vstack(
+            [sparse.hstack([alone, both]), sparse.hstack([both.T, within_fit.weighted_between])]
+        )
+    )
+    # E: each rating adds its card's size less its candidate's mean card size.
+    cand = cards.candidate[card]
+    gap = card_n[card] - cards.mean_size[cand]
+    uneven = np.flatnonzero(gap)
+    columns = np.concatenate([interviewer[uneven], n_i + question[uneven]])
+    card_weighted = sparse.csr_matrix(
+        (np.tile(gap[uneven], 2), (np.tile(cand[uneven], 2), columns)), shape=(n_cand, p)
+    )
+    half = (card_weighted.T @ fit.xbar).tocsr()
+    wtw = (ata - fit.weighted_between - half - half.T).tocsr()
     wtw_diag = wtw.diagonal()
 
     full = fit.sse / df if df > 0 else math.nan
-    within_fit = _absorbed_fit(card, n_cards, [question], [n_q], y, null_space=[np.arange(n_q)])
-    df_within = int(y.size - n_cards - within_fit.rank)
-    none = _Halo(full, 0.0, None, wtw_diag, card_weighted, card_sq)
+    df_within = int(y.size - card_n.size - within_fit.rank)
+    none = _Halo(full, 0.0, None, wtw_diag, card_weighted, cards.squares)
     if df <= 0 or df_within <= 0:
         return none
     within = within_fit.sse / df_within
@@ -107,12 +151,13 @@ def _halo_components(
     else:
         dense = None
         trace = float(np.sum(wtw_diag / np.where(fit.reduced_diag > 0, fit.reduced_diag, np.inf)))
-    t = float(np.sum(card_n - card_n**2 / cand_n[card_cand])) - trace
+    cand_n = np.bincount(cand, minlength=n_cand).astype(np.float64)
+    t = float(np.sum(card_n - card_n**2 / cand_n[cards.candidate])) - trace
     card_var = max(0.0, (fit.sse - df * within) / t) if t > 0 else 0.0
     sandwich = None
     if dense is not None and fit.cov_unscaled is not None:
         sandwich = fit.cov_unscaled @ dense @ fit.cov_unscaled
-    return _Halo(within, card_var, sandwich, wtw_diag, card_weighted, card_sq)
+    return _Halo(within, card_var, sandwich, wtw_diag, card_weighted, cards.squares)
 
 
 def _row_bilinear(

@@ -33,6 +33,8 @@ class _AbsorbedFit:
     sse: float
     group_mean: FloatArray
     xbar: sparse.csr_matrix  # per-group mean of the factor design rows
+    # With weights w per group: sum over groups of w_g n_g xbar_g xbar_g' (see _grams).
+    weighted_between: sparse.csr_matrix | None = None
 
 
 def _absorbed_fit(
@@ -42,6 +44,7 @@ def _absorbed_fit(
     sizes: list[int],
     y: FloatArray,
     null_space: list[IntArray],
+    weights: FloatArray | None = None,
 ) -> _AbsorbedFit:
     """Fit the additive model by absorbing the (many) group effects.
 
@@ -60,6 +63,10 @@ def _absorbed_fit(
        connected component). Above MAX_DENSE_PARAMETERS use MINRES and
        centre each factor instead.
     4. SSE = y'My - b'r.
+
+    With ``weights`` (one per group) the fit also returns the between-group
+    matrix X'Z (Z'Z)^-1 Z'X with group g's term weighted by w_g, from the same
+    pass over the groups (see _grams).
     """
     offsets = [int(off) for off in np.cumsum([0, *sizes[:-1]])]
     p = int(sum(sizes))
@@ -78,6 +85,7 @@ def _absorbed_fit(
     r = np.concatenate(
         [np.bincount(f, within, minlength=size) for f, size in zip(factors, sizes, strict=True)]
     )
+    between, weighted_between = _grams(zx, xbar, weights)
 
     cov: FloatArray | None
     if p == 0:
@@ -86,7 +94,7 @@ def _absorbed_fit(
         rank = 0
         reduced_diag = np.zeros(0)
     elif p <= MAX_DENSE_PARAMETERS:
-        reduced = _cross_counts(factors, sizes, offsets) - (zx.T.tocsr() @ xbar).toarray()
+        reduced = _cross_counts(factors, sizes, offsets) - between.toarray()
         reduced_diag = np.diag(reduced).copy()
         with _serial_blas():
             cov, rank = _pseudo_inverse(reduced, null_space)
@@ -98,8 +106,7 @@ def _absorbed_fit(
         x = sparse.csr_matrix(
             (np.ones(rows.size), (rows, np.concatenate(stacked))), shape=(y.size, p)
         )
-        s = sparse.diags(np.sqrt(inv_n)) @ zx
-        reduced_sparse = (x.T @ x - s.T @ s).tocsr()
+        reduced_sparse = (x.T @ x - between).tocsr()
         reduced_diag = reduced_sparse.diagonal()
         beta = minres(reduced_sparse, r, rtol=1e-10, maxiter=10 * p)[0]
         for size, off in zip(sizes, offsets, strict=True):
@@ -107,7 +114,46 @@ def _absorbed_fit(
         cov = None
         rank = p - len(null_space)
     sse = max(float(within @ within) - float(beta @ r), 0.0)
-    return _AbsorbedFit(beta, cov, reduced_diag, rank, sse, group_mean, xbar)
+    return _AbsorbedFit(beta, cov, reduced_diag, rank, sse, group_mean, xbar, weighted_between)
+
+
+# A weight shared by at least this share of the groups gets a product of its own
+# in _grams (at most MAX_SHARED_WEIGHTS of them); the other groups take two.
+SHARED_WEIGHT_SHARE = 1 / 16
+MAX_SHARED_WEIGHTS = 8
+
+
+def _grams(
+    counts: sparse.csr_matrix, means: sparse.csr_matrix, weights: FloatArray | None
+) -> tuple[sparse.csr_matrix, sparse.csr_matrix | None]:
+    """Return sum_g counts_g means_g' and, with ``weights``, sum_g w_g counts_g means_g'.
+
+    ``counts`` holds each group's count of each level, ``means`` the same
+    divided by the group's size. The products over the groups are most of an
+    absorbed fit's time on a large design, so groups sharing a weight share
+    one product, which serves both sums: where a design repeats itself (every
+    scorecard the same number of questions) both cost one pass. Groups whose
+    weight is rare take a product for each sum.
+    """
+    if weights is None:
+        return counts.T.tocsr() @ means, None
+    values, which, how_many = np.unique(weights, return_inverse=True, return_counts=True)
+    shared = np.argsort(-how_many, kind="stable")[:MAX_SHARED_WEIGHTS]
+    shared = shared[how_many[shared] >= SHARED_WEIGHT_SHARE * weights.size]
+    p = counts.shape[1]
+    between = sparse.csr_matrix((p, p))
+    weighted = sparse.csr_matrix((p, p))
+    for value in shared:
+        rows = np.flatnonzero(which == value)
+        product = counts[rows].T.tocsr() @ means[rows]
+        between = between + product
+        weighted = weighted + values[value] * product
+    rest = np.flatnonzero(~np.isin(which, shared))
+    if rest.size:
+        some, their_means = counts[rest].T.tocsr(), means[rest]
+        between = between + some @ their_means
+        weighted = weighted + some @ (sparse.diags(weights[rest]) @ their_means)
+    return between.tocsr(), weighted.tocsr()
 
 
 def _cross_counts(factors: list[IntArray], sizes: list[int], offsets: list[int]) -> FloatArray:

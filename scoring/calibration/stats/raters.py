@@ -33,7 +33,7 @@ from scoring.calibration.stats._arrays import (
     _same_length,
     _size,
 )
-from scoring.calibration.stats._halo import _halo_components, _row_bilinear
+from scoring.calibration.stats._halo import _Cards, _halo_components, _row_bilinear
 from scoring.calibration.stats._least_squares import _absorbed_fit
 
 # --------------------------------------------------------------------------
@@ -242,13 +242,14 @@ def fit_additive(
     qc, q_codes = _compact(q_m, n_q)
     n_cm, n_im, n_qm = cand_codes.size, int_codes.size, q_codes.size
 
+    cards = _Cards.of(sc, cc, n_cm, ic)
     fit = _absorbed_fit(
         cc, n_cm, [ic, qc], [n_im, n_qm], y_m,
-        null_space=[np.arange(n_im), n_im + np.arange(n_qm)],
+        null_space=[np.arange(n_im), n_im + np.arange(n_qm)], weights=cards.mean_size,
     )  # fmt: skip
     df = int(y_m.size - n_cm - fit.rank)
     sigma2 = fit.sse / df if df > 0 else math.nan
-    halo = _halo_components(cc, n_cm, sc, [ic, qc + n_im], qc, n_qm, y_m, fit, df)
+    halo = _halo_components(cards, ic, n_im, qc, n_qm, y_m, fit, df)
     blocks = [slice(0, n_im), slice(n_im, n_im + n_qm)]
     n_per_cand = np.bincount(cc, minlength=n_cm).astype(np.float64)
     if fit.cov_unscaled is not None:

@@ -98,3 +98,37 @@ def test_by_default_a_scorecard_is_one_candidate_and_interviewer() -> None:
     # The reference data has one scorecard per (candidate, interviewer).
     assert default.severity_se == pytest.approx(given.severity_se, rel=1e-12)
     assert default.halo_variance == pytest.approx(given.halo_variance, rel=1e-12)
+
+
+@pytest.mark.parametrize("distinct_weights", [1, 3, 40, 500])
+def test_groups_sharing_a_weight_share_a_product_and_both_sums_stay_exact(
+    distinct_weights: int,
+) -> None:
+    from scipy import sparse
+
+    from scoring.calibration.stats._least_squares import _grams
+
+    rng = np.random.default_rng(16)
+    groups, levels = 500, 30
+    counts = sparse.random(groups, levels, density=0.2, random_state=rng, format="csr")
+    counts.data = rng.integers(1, 4, counts.data.size).astype(float)
+    sizes = np.asarray(counts.sum(axis=1)).ravel() + 1.0
+    means = sparse.diags(1.0 / sizes) @ counts
+    # Skewed, so that some weights are common and the rest rare.
+    weights = np.round(rng.pareto(1.0, groups) % distinct_weights) + 0.5
+    between, weighted = _grams(counts, means.tocsr(), weights)
+    dense, dense_means = counts.toarray(), means.toarray()
+    assert between.toarray() == pytest.approx(dense.T @ dense_means, abs=1e-12)
+    assert weighted is not None
+    assert weighted.toarray() == pytest.approx(
+        dense.T @ (weights[:, None] * dense_means), abs=1e-12
+    )
+
+
+def test_a_scorecard_spanning_two_interviewers_is_refused() -> None:
+    candidate, interviewer, question, scorecard, rating = _reference_data()
+    merged = scorecard.copy()
+    other = np.flatnonzero((candidate == candidate[0]) & (interviewer != interviewer[0]))[0]
+    merged[other] = scorecard[0]
+    with pytest.raises(ValueError, match="share one candidate and one interviewer"):
+        stats.fit_additive(candidate, interviewer, question, rating, scorecard=merged)
