@@ -43,9 +43,10 @@ def integer_columns(
     holds in memory anyway. Elsewhere a plain cursor fills arrays in chunks.
 
     `packed` maps a column to a number of bits b: on PostgreSQL it travels in
-    the low b bits of the int8 of the column before it (each int8send costs
-    the server about a tenth of a microsecond a row). If a value does not fit
-    (checked in the same query), the query runs again unpacked.
+    the low b bits of the int8 of the column before it, which may travel in
+    the one before it in turn (each int8send costs the server about a tenth of
+    a microsecond a row). If a value does not fit (checked in the same
+    query), the query runs again unpacked.
     """
     return Packed(queryset, names, times, packed).read()
 
@@ -67,12 +68,20 @@ class Packed:
         self.sql, self.params = queryset.query.sql_with_params()
         self.names, self.times, self.packed = names, times, packed or {}
 
-    def read(self, on: "psycopg.Connection[Any] | None" = None) -> dict[str, np.ndarray]:
-        """Return the columns, read on this thread's connection or on the connection `on`."""
+    def read(
+        self, on: "psycopg.Connection[Any] | None" = None, first: tuple[int, int] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Return the columns, read on this thread's connection or on the connection `on`;
+        with `first`, only the rows whose first column lies in that range (inclusive)."""
         names, times, pack = self.names, self.times, self.packed
+        where, params = "", tuple(self.params)
+        if first is not None:
+            where, params = " WHERE t.c0 BETWEEN %s AND %s", (*params, *first)
         if connection.vendor != "postgresql":
+            # A CTE names the columns: SQLite takes no column list after an alias.
+            sql = f"WITH t ({self._aliases()}) AS ({self.sql}) SELECT * FROM t{where}"
             with connection.cursor() as cursor:
-                cursor.execute(self.sql, self.params)
+                cursor.execute(sql if where else self.sql, params)
                 chunks = [np.zeros((0, len(names)), dtype=np.int64)]
                 while batch := cursor.fetchmany(50_000):
                     chunks.append(np.asarray(batch, dtype=np.int64))
@@ -81,6 +90,7 @@ class Packed:
         import psycopg
 
         slots: list[str] = []  # one int8 each
+        runs: list[list[int]] = []  # the columns each slot carries, the first in the high bits
         fits: list[str] = []  # conditions under which the packed values are exact
         n = 0
         while n < len(names):
@@ -88,48 +98,53 @@ class Packed:
             if names[n] in times:
                 # A timestamp's binary form is already an int8: microseconds since 2000.
                 slots.append(f"timestamptz_send(coalesce({column}, '-infinity'))")
-            elif n + 1 < len(names) and names[n + 1] in pack:
-                bits, low = pack[names[n + 1]], f"t.c{n + 1}"
-                slots.append(f"int8send(({column}::int8 << {bits}) | {low}::int8)")
-                fits.append(f"{low} >= 0 AND {low} < {2**bits}")
-                fits.append(f"{column} >= 0 AND {column} < {2 ** (63 - bits)}")
+                runs.append([n])
                 n += 1
-            else:
-                slots.append(f"int8send({column}::int8)")
+                continue
+            run, value, free = [n], f"{column}::int8", 63
+            while n + 1 < len(names) and names[n + 1] in pack:
+                bits, low = pack[names[n + 1]], f"t.c{n + 1}"
+                value = f"(({value} << {bits}) | {low}::int8)"
+                fits.append(f"{low} >= 0 AND {low} < {2**bits}")
+                free -= bits
+                n += 1
+                run.append(n)
+            if len(run) > 1:
+                fits.append(f"{column} >= 0 AND {column} < {2**free}")
+            slots.append(f"int8send({value})")
+            runs.append(run)
             n += 1
-        inner = ", ".join(f"c{n}" for n in range(len(names)))
         check = f"bool_and({' AND '.join(fits)})" if fits else "true"
         packed_sql = (
             f"SELECT string_agg({' || '.join(slots)}, ''::bytea), count(*), {check} "
-            f"FROM ({self.sql}) AS t ({inner})"
+            f"FROM ({self.sql}) AS t ({self._aliases()}){where}"
         )
         if on is not None:
             with psycopg.Cursor(on) as binary:
-                binary.execute(packed_sql, self.params, binary=True)
+                binary.execute(packed_sql, params, binary=True)
                 found = binary.fetchone()
         else:
-            found = bound_row(packed_sql, self.params, binary=True)
+            found = bound_row(packed_sql, params, binary=True)
         data, rows, exact = found or (None, 0, True)
         if exact is False:
             self.packed = {}
-            return self.read(on)
+            return self.read(on, first)
         table = np.frombuffer(data or b"", dtype=">i8").reshape(-1, len(slots))
         if table.shape[0] != rows:
             # string_agg skips a record holding a NULL.
             raise ValueError("unexpected NULL in an integer column")
         columns: dict[str, np.ndarray] = {}
-        slot = 0
-        for n, name in enumerate(names):
-            if name in columns:
-                continue
+        for slot, run in enumerate(runs):
             values = table[:, slot].astype(np.int64)
-            slot += 1
-            if name in times:
+            if names[run[0]] in times:
                 # '-infinity' is sent as the smallest int8, which is NO_TIME.
                 values[values != NO_TIME] += _POSTGRES_EPOCH_MICROSECONDS
-            elif n + 1 < len(names) and names[n + 1] in pack:
-                bits = pack[names[n + 1]]
-                columns[names[n + 1]] = values & ((1 << bits) - 1)
+            for n in reversed(run[1:]):
+                bits = pack[names[n]]
+                columns[names[n]] = values & ((1 << bits) - 1)
                 values = values >> bits
-            columns[name] = values
+            columns[names[run[0]]] = values
         return {name: columns[name] for name in names}
+
+    def _aliases(self) -> str:
+        return ", ".join(f"c{n}" for n in range(len(self.names)))

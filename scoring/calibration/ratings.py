@@ -11,17 +11,21 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import BigIntegerField, Case, Count, F, Max, Min, Q, Value, When
+from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
 from django.db.models.functions import Cast
 
+from core.sql import row
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
 from scoring.calibration.columns import NO_TIME, Packed, integer_columns
 from scoring.models import QuestionRating, Scorecard
+
+if TYPE_CHECKING:
+    import psycopg
 
 RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes": 2.0}
 DECISION_SCORE = {"hire": 1.0, "no_hire": 0.0}
@@ -308,13 +312,13 @@ ASKED = ("id", "version", "rating")
 def _read_at_once(role: Role, level: Level | None) -> _Read:
     """Read the scorecards here and their ratings on a second connection, at once.
 
-    The ratings' read needs of the scorecards only their id range, which one
-    aggregate finds first (a fifth of the time of either read). The second
-    connection sees the database exactly as this one does: this transaction
-    exports its snapshot and the other imports it (pg_export_snapshot, as
-    pg_dump -j does), so the watermarks still describe exactly what was read.
-    If the second connection cannot be had, the ratings are read here after
-    the scorecards, in the same snapshot.
+    The ratings' read needs of the scorecards only their id range, which the
+    second connection finds first (an aggregate over the scorecards' joins,
+    a fifth of the time of either read). It sees the database exactly as this
+    one does: this transaction exports its snapshot and the other imports it
+    (pg_export_snapshot, as pg_dump -j does), so the watermarks still describe
+    exactly what was read. If the second connection cannot be had, or fails,
+    the ratings are read here after the scorecards, in the same snapshot.
     """
     import psycopg
 
@@ -322,41 +326,64 @@ def _read_at_once(role: Role, level: Level | None) -> _Read:
         cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         cursor.execute("SELECT pg_export_snapshot()")
         (snapshot,) = cursor.fetchone()
-        low, high = _card_range(role, level)
-        if low is None or high is None:
-            cards = _cards(role, level, times=True)
-            asked, card = _asked(cards["id"], ASKED)
-            return _Read(cards, asked, card)
-        ratings = _asked_query(low, high, ASKED)
+        span = _CardRange(role, level)
+        ratings = _asked_query(ASKED)
         params = connection.get_connection_params()
         with ThreadPoolExecutor(max_workers=1) as pool:
-            elsewhere = pool.submit(_in_snapshot, snapshot, params, ratings)
+            elsewhere = pool.submit(_in_snapshot, snapshot, params, span, ratings)
             cards = _cards(role, level, times=True)
             try:
                 rows = elsewhere.result()
-            except psycopg.OperationalError:
-                rows = ratings.read()
+            except psycopg.Error:
+                # No second connection (a pooler refusing the snapshot, a lock
+                # held by a migration): read here, where the scorecards were.
+                rows = ratings.read(first=span.read() or EMPTY_RANGE)
     asked, card = _matched(cards["id"], rows)
     return _Read(cards, asked, card)
 
 
-def _card_range(role: Role, level: Level | None) -> tuple[int | None, int | None]:
-    """Return the lowest and highest id of the scope's scorecards (None, None: none)."""
-    bounds = Scorecard.objects.filter(**_card_scope(role, level)).aggregate(
-        low=Min("pk"), high=Max("pk")
-    )
-    return bounds["low"], bounds["high"]
+# An id range that holds nothing.
+EMPTY_RANGE = (0, -1)
 
 
-def _in_snapshot(snapshot: str, params: dict[str, Any], query: Packed) -> dict[str, np.ndarray]:
-    """Return `query`'s columns read on a new connection in the exported `snapshot`."""
+class _CardRange:
+    """The lowest and highest id of the scope's scorecards, compiled on creation:
+    it may be read on another thread, on a connection of its own."""
+
+    def __init__(self, role: Role, level: Level | None):
+        ids = Scorecard.objects.filter(**_card_scope(role, level)).values_list("pk").order_by()
+        inner, self.params = ids.query.sql_with_params()
+        self.sql = f"SELECT min(t.id), max(t.id) FROM ({inner}) AS t (id)"
+
+    def read(self, on: "psycopg.Connection[Any] | None" = None) -> tuple[int, int] | None:
+        """Return (lowest, highest), None when the scope has no scorecards."""
+        if on is None:
+            found = row(self.sql, self.params)
+        else:
+            found = on.execute(self.sql, self.params).fetchone()
+        if found is None or found[0] is None:
+            return None
+        return int(found[0]), int(found[1])
+
+
+# A second connection waits this long for a lock (a migration's) before the
+# read falls back to the first: waiting longer could wait on this run itself.
+LOCK_TIMEOUT = "2s"
+
+
+def _in_snapshot(
+    snapshot: str, params: dict[str, Any], span: _CardRange, query: Packed
+) -> dict[str, np.ndarray]:
+    """Return `query`'s columns over the scorecards of `span`, read on a new
+    connection in the exported `snapshot`."""
     import psycopg
     from psycopg import sql
 
     with psycopg.connect(**params) as other:
         other.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         other.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
-        return query.read(other)
+        other.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(LOCK_TIMEOUT)))
+        return query.read(other, first=span.read(other) or EMPTY_RANGE)
 
 
 def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np.ndarray]:
@@ -423,25 +450,40 @@ def _asked(
     if card_ids.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return {name: empty for name in columns}, empty
-    rows = _asked_query(int(card_ids.min()), int(card_ids.max()), columns).read()
+    rows = _asked_query(columns).read(first=(int(card_ids.min()), int(card_ids.max())))
     return _matched(card_ids, rows)
 
 
-def _asked_query(low: int, high: int, columns: tuple[str, ...]) -> Packed:
-    """Return the read of the asked ratings of scorecards `low` to `high` (see _asked)."""
+# Ratings run 1 to 10 (kit.models.Question.scale_max): four bits.
+RATING_BITS = 4
+
+
+def _asked_query(columns: tuple[str, ...]) -> Packed:
+    """Return the read of the asked ratings (see _asked), to be given the scorecards'
+    id range.
+
+    On PostgreSQL a rating travels as one int8 when its scorecard's, its own
+    and its version's ids and the rating fit in 63 bits together (the largest
+    ids, from the primary keys' indexes, say how many bits each needs), else as
+    two: the server's cost is mostly per int8 it sends.
+    """
     attnames = {"scorecard": "scorecard_id", "version": "version_id", "id": "pk"}
-    # A rating (a small positive integer) fits in 16 bits beside its version;
-    # the rating's id beside its scorecard's in the bits the largest scorecard
-    # id leaves free.
-    id_bits = 63 - high.bit_length()
     queryset = (
-        QuestionRating.objects.filter(
-            not_asked=False, rating__isnull=False, scorecard__gte=low, scorecard__lte=high
-        )
+        QuestionRating.objects.filter(not_asked=False, rating__isnull=False)
         .values_list(*[attnames.get(name, name) for name in ("scorecard", *columns)])
         .order_by()
     )
-    return Packed(queryset, ("_card", *columns), packed={"id": id_bits, "rating": 16})
+    names = ("_card", *columns)
+    if connection.vendor != "postgresql" or columns != ASKED:
+        return Packed(queryset, names)
+    tables = [model._meta.db_table for model in (Scorecard, QuestionRating, QuestionVersion)]
+    found = row("SELECT " + ", ".join(f"(SELECT max(id) FROM {table})" for table in tables))
+    card_bits, id_bits, version_bits = (int(top or 0).bit_length() for top in found or (0, 0, 0))
+    if card_bits + id_bits + version_bits + RATING_BITS <= 63:
+        pack = {"id": id_bits, "version": version_bits, "rating": RATING_BITS}
+    else:
+        pack = {"id": 63 - card_bits, "rating": 16}
+    return Packed(queryset, names, packed=pack)
 
 
 def _matched(

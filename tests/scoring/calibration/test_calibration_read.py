@@ -191,8 +191,8 @@ def test_load_ratings_reuses_the_read_behind_live_watermarks(
 
     assert as_tuples(data) == reference_ratings(panel)
     del marks
-    # 1. scorecards 2. their ratings 3. versions
-    with django_assert_num_queries(3):
+    # 1. scorecards 2. the largest ids (the bits a rating needs) 3. their ratings 4. versions
+    with django_assert_num_queries(4):
         calibration.load_ratings(panel)
 
 
@@ -246,8 +246,9 @@ def test_outside_a_transaction_the_ratings_are_read_on_a_second_connection(panel
     with CaptureQueriesContext(connection) as queries:
         read = calibration._read(panel, None)
 
-    # This connection read the scorecards (and their id range), not the ratings.
+    # This connection read the scorecards, not the ratings nor their scorecards' id range.
     assert ratings_reads(queries) == 0
+    assert not [query for query in queries if "min(t.id)" in query["sql"]]
     assert as_tuples(read.ratings()) == reference_ratings(panel)
     assert read.watermark_rows() == calibration._read(panel, None).watermark_rows()
 
@@ -262,18 +263,18 @@ def test_the_second_connection_reads_in_the_snapshot_of_the_first(
     before = reference_ratings(panel)
     rating = QuestionRating.objects.filter(calibration._in_scope(panel, None)).earliest("pk")
     changed_to = 1 if rating.rating != 1 else 2
-    card_range = calibration._card_range
+    cards = calibration._cards
 
-    def change_then_range(role: Role, level: Any) -> tuple[int | None, int | None]:
+    def change_then_cards(role: Role, level: Any, times: bool = False) -> dict[str, Any]:
         # Another session commits a new rating after this read exported its snapshot.
         with psycopg.connect(**connection.get_connection_params(), autocommit=True) as other:
             other.execute(
                 "UPDATE scoring_questionrating SET rating = %s WHERE id = %s",
                 [changed_to, rating.pk],
             )
-        return card_range(role, level)
+        return cards(role, level, times)
 
-    monkeypatch.setattr(calibration, "_card_range", change_then_range)
+    monkeypatch.setattr(calibration, "_cards", change_then_cards)
     read = calibration._read(panel, None)
     monkeypatch.undo()
 
@@ -300,3 +301,103 @@ def test_without_a_second_connection_the_ratings_are_read_on_the_first(
 
     assert ratings_reads(queries) == 1
     assert as_tuples(read.ratings()) == reference_ratings(panel)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_connection_the_server_refuses_falls_back_to_the_first(
+    panel: Role, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    needs_postgres()
+    in_snapshot = calibration._in_snapshot
+    refused: list[Exception] = []
+
+    def with_unknown_snapshot(snapshot: str, *args: Any) -> dict[str, np.ndarray]:
+        # What a pooler handing out another server's connection would meet.
+        try:
+            return in_snapshot("00000003-0000001B-1", *args)
+        except psycopg.Error as exc:
+            refused.append(exc)
+            raise
+
+    monkeypatch.setattr(calibration, "_in_snapshot", with_unknown_snapshot)
+    with CaptureQueriesContext(connection) as queries:
+        read = calibration._read(panel, None)
+
+    assert "snapshot" in str(refused[0])
+    assert not isinstance(refused[0], psycopg.OperationalError)
+    assert ratings_reads(queries) == 1
+    assert as_tuples(read.ratings()) == reference_ratings(panel)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_connection_queued_behind_a_migration_gives_up_rather_than_wait_on_the_first(
+    panel: Role, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A migration asking for the ratings table waits for this read's transaction,
+    and the second connection's read would queue behind it: a wait on itself that
+    the server cannot see. The second connection gives up after LOCK_TIMEOUT."""
+    import contextlib
+    import threading
+
+    import psycopg
+
+    needs_postgres()
+    settings = connection.get_connection_params()
+    migration = psycopg.connect(**settings)
+    migration.execute("SET statement_timeout = '20s'")  # the test fails rather than hangs
+    watcher = psycopg.connect(**settings, autocommit=True)
+    in_snapshot = calibration._in_snapshot
+    gave_up: list[Exception] = []
+
+    def lock_table() -> None:
+        # A timeout here lets the test end; the assertions below say why.
+        with contextlib.suppress(psycopg.Error):
+            migration.execute("LOCK TABLE scoring_questionrating IN ACCESS EXCLUSIVE MODE")
+
+    def behind_a_migration(*args: Any) -> dict[str, np.ndarray]:
+        locking = threading.Thread(target=lock_table)
+        locking.start()
+        # Wait (on the server's word, not a timer) until the lock request queues.
+        while not watcher.execute(
+            "SELECT 1 FROM pg_locks WHERE pid = %s AND NOT granted", [migration.info.backend_pid]
+        ).fetchone():
+            pass
+        try:
+            return in_snapshot(*args)
+        except psycopg.Error as exc:
+            gave_up.append(exc)
+            raise
+        finally:
+            calibration_threads.append(locking)
+
+    calibration_threads: list[threading.Thread] = []
+    monkeypatch.setattr(calibration, "LOCK_TIMEOUT", "200ms")
+    monkeypatch.setattr(calibration, "_in_snapshot", behind_a_migration)
+    try:
+        read = calibration._read(panel, None)
+    finally:
+        for thread in calibration_threads:
+            thread.join()
+        migration.rollback()
+        migration.close()
+        watcher.close()
+
+    assert isinstance(gave_up[0], psycopg.errors.LockNotAvailable)
+    assert as_tuples(read.ratings()) == reference_ratings(panel)
+
+
+def test_a_column_can_travel_in_the_bits_of_the_two_before_it(panel: Role) -> None:
+    queryset = (
+        QuestionRating.objects.filter(calibration._in_scope(panel, None))
+        .values_list("scorecard_id", "version_id", "rating")
+        .order_by()
+    )
+
+    read = integer_columns(
+        queryset, ("card", "version", "rating"), packed={"version": 20, "rating": 4}
+    )
+
+    columns = (read["card"].tolist(), read["version"].tolist(), read["rating"].tolist())
+    assert sorted(zip(*columns, strict=True)) == sorted(queryset)
