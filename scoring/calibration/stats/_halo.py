@@ -161,7 +161,7 @@ def _halo_components(
 
 
 def _row_bilinear(
-    left: sparse.csr_matrix, matrix: FloatArray, right: sparse.csr_matrix, chunk: int = 8192
+    left: sparse.csr_matrix, matrix: FloatArray, right: sparse.csr_matrix, chunk: int = 2048
 ) -> FloatArray:
     """Return l_r' A x_r for every row r of two sparse matrices and a dense A.
 

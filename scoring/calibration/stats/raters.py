@@ -311,7 +311,7 @@ def _row_quadratic_form(
     rows: sparse.csr_matrix,
     matrix: FloatArray,
     blocks: list[slice] | None = None,
-    chunk: int = 8192,
+    chunk: int = 2048,
 ) -> FloatArray:
     """Return x_i' A x_i for every row x_i of a sparse matrix and a symmetric A.
 

@@ -26,3 +26,17 @@ def test_unique_inverse_matches_numpy_by_table_and_by_sort(size: int) -> None:
     expected, expected_inverse = np.unique(key, return_inverse=True)
     assert distinct.tolist() == expected.tolist()
     assert inverse.tolist() == expected_inverse.tolist()
+
+
+@pytest.mark.parametrize("keys", [0, 1, 5_000])
+def test_unique_inverse_of_keys_in_runs_over_a_wide_range_matches_numpy(keys: int) -> None:
+    # As (loop, interviewer) keys come from the database: a scorecard's ratings together,
+    # the loops spread over 400 interviewers each (no table: far over four slots a key).
+    rng = np.random.default_rng(3)
+    runs = rng.integers(0, 2_000 * 400, max(keys // 5, 1))
+    key = np.repeat(runs, 5)[:keys]
+    distinct, inverse = stats._unique_inverse(key, 2_000 * 400)
+    expected, expected_inverse = np.unique(key, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert inverse.tolist() == expected_inverse.tolist()
+    assert distinct.dtype == inverse.dtype == np.int64
