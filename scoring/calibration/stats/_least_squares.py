@@ -14,7 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, sparse
 
-from scoring.calibration.stats._arrays import FloatArray, IntArray, _nan_to_zero, _safe_div
+from scoring.calibration.stats._arrays import (
+    FloatArray,
+    IntArray,
+    _counts_matrix,
+    _nan_to_zero,
+    _safe_div,
+)
 from scoring.calibration.stats.blas import _serial_blas
 
 # Reduced normal equations up to this size are solved densely (eigh), which
@@ -76,9 +82,10 @@ def _absorbed_fit(
     group_mean = _safe_div(np.bincount(group, y, minlength=n_groups), n_g)
     within = y - group_mean[group]
     # Per-group count of each level; the CSR conversion sums repeated entries.
-    zx = sparse.csr_matrix(
-        (np.ones(y.size * len(factors)), (np.tile(group, len(factors)), np.concatenate(stacked))),
-        shape=(n_groups, p),
+    zx = _counts_matrix(
+        np.tile(group.astype(np.int32, copy=False) if n_groups < 2**31 else group, len(factors)),
+        np.concatenate(stacked),
+        (n_groups, p),
     )
     xbar = zx.copy()
     xbar.data *= np.repeat(inv_n, np.diff(zx.indptr))
@@ -103,9 +110,7 @@ def _absorbed_fit(
         from scipy.sparse.linalg import minres  # only for the largest designs
 
         rows = np.tile(np.arange(y.size, dtype=np.int64), len(factors))
-        x = sparse.csr_matrix(
-            (np.ones(rows.size), (rows, np.concatenate(stacked))), shape=(y.size, p)
-        )
+        x = _counts_matrix(rows, np.concatenate(stacked), (y.size, p))
         reduced_sparse = (x.T @ x - between).tocsr()
         reduced_diag = reduced_sparse.diagonal()
         beta = minres(reduced_sparse, r, rtol=1e-10, maxiter=10 * p)[0]
@@ -138,6 +143,9 @@ def _grams(
     if weights is None:
         return counts.T.tocsr() @ means, None
     values, which, how_many = np.unique(weights, return_inverse=True, return_counts=True)
+    if values.size == 1:  # one product, and no copies of the rows
+        product = counts.T.tocsr() @ means
+        return product, values[0] * product
     shared = np.argsort(-how_many, kind="stable")[:MAX_SHARED_WEIGHTS]
     shared = shared[how_many[shared] >= SHARED_WEIGHT_SHARE * weights.size]
     p = counts.shape[1]

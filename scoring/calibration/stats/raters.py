@@ -25,6 +25,7 @@ from scoring.calibration.stats._arrays import (
     IntArray,
     _codes,
     _compact,
+    _counts_matrix,
     _floats,
     _kept,
     _nan_to_zero,
@@ -157,9 +158,7 @@ def panel_components(
     The main component is the one holding most ratings (-1 when no ratings).
     """
     size = n_candidates + n_interviewers
-    graph = sparse.csr_matrix(
-        (np.ones(candidate.size), (candidate, interviewer + n_candidates)), shape=(size, size)
-    )
+    graph = _counts_matrix(candidate, interviewer + n_candidates, (size, size))
     n_comp, labels = connected_components(graph, directed=False)
     if candidate.size == 0:
         return labels[:n_candidates].astype(np.int64), labels[n_candidates:].astype(np.int64), -1
