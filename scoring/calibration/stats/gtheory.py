@@ -252,8 +252,11 @@ def g_qk_interval(
     *,
     seed: int = 0,
     confidence: float = 0.95,
+    whole: float | None = None,
 ) -> tuple[float, float] | None:
     """Return a grouped-jackknife interval for G(q,k) from _cells' cells, or None.
+
+    ``whole``, G(q,k) of these cells when already computed, spares computing it again.
 
     1. Split the targets (loops) at random into JACKKNIFE_GROUPS groups (one
        per target below that, from 5), on a random subset of
@@ -271,7 +274,8 @@ def g_qk_interval(
     if groups < 5:
         return None
     rng = np.random.default_rng(seed)
-    whole = _gqk_from_cells(cell_t, cell_r, y, n_t, n_r).g
+    if whole is None:
+        whole = _gqk_from_cells(cell_t, cell_r, y, n_t, n_r).g
     if whole is None:
         return None
     used = n_t

@@ -181,7 +181,9 @@ def _reliability(
         cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
     gqk = _gqk_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
     gqk_ci = (
-        g_qk_interval(cell_t, cell_r, cell_y, n_t, n_r, seed=seed) if gqk.g is not None else None
+        g_qk_interval(cell_t, cell_r, cell_y, n_t, n_r, seed=seed, whole=gqk.g)
+        if gqk.g is not None
+        else None
     )
     comp = gqk.components
     grid = largest_complete_grid(c, i, qu, y, n_q)

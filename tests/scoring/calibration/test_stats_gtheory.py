@@ -134,6 +134,14 @@ def test_the_g_interval_is_the_same_for_the_same_seed_and_needs_five_candidates(
     assert stats.g_qk_interval(t[few], r[few], y[few], 4, 40) is None
 
 
+def test_the_g_interval_given_the_whole_g_is_the_interval_that_computes_it() -> None:
+    t, r, y = _panel_cells(6, 80)
+    whole = stats.g_qk(t, r, y).g
+    interval = stats.g_qk_interval(t, r, y, 80, 40, whole=whole)
+    assert interval == stats.g_qk_interval(t, r, y, 80, 40)
+    assert interval is not None and interval[0] < whole < interval[1]
+
+
 def test_the_g_interval_covers_the_panel_pools_reliability_about_95_percent() -> None:
     # The truth: G computed from the planted components with this design's q and k.
     covered = []
