@@ -127,6 +127,19 @@ def test_a_snapshot_stored_first_by_another_run_is_kept(
     assert again.result == first.result
 
 
+def test_a_body_holding_numpy_floats_is_stored_as_plain_json(queued: CalibrationJob) -> None:
+    import numpy as np
+
+    # numpy's floats are Python floats to the standard library's encoder; they must
+    # stay storable whichever encoder stores the body.
+    body = {"watermark": "w", "model": {"mu": np.float64(2.5), "sd": [np.float64(0.25)]}}
+
+    stored = calibration._stored(body, role=queued.role, level=None, now=timezone.now())
+
+    stored.refresh_from_db()
+    assert stored.result == {"watermark": "w", "model": {"mu": 2.5, "sd": [0.25]}}
+
+
 def test_a_worker_killed_mid_run_loses_nothing(queued: CalibrationJob) -> None:
     # Claimed and then killed before storing anything.
     CalibrationJob.objects.filter(pk=queued.pk).update(status="running", attempts=1, progress=35)
