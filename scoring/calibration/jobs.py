@@ -133,10 +133,6 @@ def summarise(
         codes = Codes.of(data)
     n_candidates = len(codes.candidate)
     decision = _candidate_decisions(codes.c_code, codes.l_code, data.decision, n_candidates)
-    # A question's top scale: the highest of its versions' (each rating keeps its own).
-    scale = np.full(len(codes.question), -np.inf)
-    np.maximum.at(scale, codes.q_code, data.scale_max)
-    scale[np.isinf(scale)] = np.nan
     extra = {} if bootstrap_resamples is None else {"bootstrap_resamples": bootstrap_resamples}
     body = stats.summarise(
         codes.c_code,
@@ -149,7 +145,6 @@ def summarise(
         n_candidates=n_candidates,
         n_interviewers=len(codes.interviewer),
         n_questions=len(codes.question),
-        scale_max=scale,
         rating_scale_max=data.scale_max,
         **extra,
     )

@@ -21,6 +21,7 @@ from scoring.calibration.stats._arrays import (
     IntArray,
     _codes,
     _floats,
+    _group_extremes,
     _kept,
     _pairs,
     _safe_div,
@@ -120,9 +121,7 @@ def _alpha_by_question(
         top_of = (strata % width).astype(np.float64)
         low = low[strata // width]
     n_s = int(stratum.max()) + 1 if stratum.size else 0
-    seen_low, seen_high = np.full(n_s, np.inf), np.full(n_s, -np.inf)
-    np.minimum.at(seen_low, stratum, rating)
-    np.maximum.at(seen_high, stratum, rating)
+    seen_low, seen_high = _group_extremes(stratum, rating, n_s)
     bottom, top = np.fmin(low[:n_s], seen_low), np.fmax(top_of[:n_s], seen_high)
     top = np.where(top > bottom, top, bottom + 1.0)
     return question_alphas(
@@ -258,7 +257,8 @@ def summarise(
     loop; without it each candidate is one loop. ``decision`` is per
     candidate code (1 hire, 0 no hire, NaN unknown); ``recommendation`` is
     per rating (-2, -1, 1, 2 or NaN). ``scale_min``/``scale_max`` are scalars
-    or per-question arrays (``scale_max`` defaults to the highest rating);
+    or per-question arrays (``scale_max`` defaults to the highest of each
+    question's ``rating_scale_max`` when given, else to the highest rating);
     ``rating_scale_max``, per rating, is the top of the scale each rating was
     given on (a question's versions may use different scales) and wins over
     ``scale_max`` where given.
@@ -312,11 +312,17 @@ def summarise(
     loop_candidate[lp] = c
     loop_decision = None if dec is None else dec[loop_candidate]
 
-    top = _per_entity(
-        np.asarray(scale_max if scale_max is not None else (y.max() if y.size else np.nan)),
-        n_q,
-        np.nan,
-    )
+    if scale_max is None and rating_scale is not None:
+        # A question's top: the highest of its ratings' scales (where given).
+        scaled_q, scales = _kept(np.isfinite(rating_scale), qu, rating_scale)
+        _, top = _group_extremes(scaled_q, scales, n_q)
+        top[np.isinf(top)] = np.nan
+    else:
+        top = _per_entity(
+            np.asarray(scale_max if scale_max is not None else (y.max() if y.size else np.nan)),
+            n_q,
+            np.nan,
+        )
     bottom = _per_entity(np.asarray(scale_min), n_q, np.nan)
 
     # Scorecards: the distinct (loop, interviewer) pairs, shared by G(q,k),

@@ -40,3 +40,24 @@ def test_unique_inverse_of_keys_in_runs_over_a_wide_range_matches_numpy(keys: in
     assert distinct.tolist() == expected.tolist()
     assert inverse.tolist() == expected_inverse.tolist()
     assert distinct.dtype == inverse.dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [3.0, 1.0, 4.0, 1.0, 5.0, 2.0, 6.0, 5.0],  # whole numbers: counted
+        [3.5, 1.0, 4.0, 1.0, 5.0, 2.0, 6.0, 5.0],  # a half: numpy's ufunc.at
+        [0.0, 100.0, 4.0, 1.0, 5.0, 2.0, 6.0, 5.0],  # too wide a range to count
+        [-2.0, -1.0, 1.0, 2.0, -2.0, 2.0, 1.0, 1.0],  # negative
+    ],
+)
+def test_group_extremes_match_numpy_and_leave_empty_groups_open(values: list[float]) -> None:
+    group = np.array([0, 0, 1, 1, 1, 3, 3, 0])
+    y = np.array(values)
+    low, high = stats._group_extremes(group, y, 5)
+    expected_low, expected_high = np.full(5, np.inf), np.full(5, -np.inf)
+    np.minimum.at(expected_low, group, y)
+    np.maximum.at(expected_high, group, y)
+    assert low.tolist() == expected_low.tolist()
+    assert high.tolist() == expected_high.tolist()
+    assert (low[2], high[4]) == (np.inf, -np.inf)  # groups without values
