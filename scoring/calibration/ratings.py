@@ -78,9 +78,12 @@ def watermarks(role: Role) -> Watermarks:
     Elsewhere, one aggregate query. The open seats they digest are kept on
     them (one query either way).
     """
-    open_seats = visibility.open_seats(loop_scope(role, None))
+    read = _read(role, None, seats=True) if connection.vendor == "postgresql" else None
+    if read is not None and read.seats is not None:
+        open_seats = read.seats
+    else:
+        open_seats = visibility.open_seats(loop_scope(role, None))
     seats = _seat_marks(open_seats)
-    read = _read(role, None) if connection.vendor == "postgresql" else None
     rows = read.watermark_rows() if read is not None else _watermark_rows(role, None)
     marks = Watermarks({row["level"]: _mark(row, seats) for row in rows}, open_seats)
     if read is not None:
@@ -231,6 +234,7 @@ class _Read:
     cards: dict[str, np.ndarray]  # see _cards
     asked: dict[str, np.ndarray]  # id, version, rating per asked rating
     card: np.ndarray  # per rating, its scorecard's position in cards
+    seats: list[visibility.OpenSeat] | None = None  # the scope's open seats, when asked for
 
     def ratings(self) -> Ratings:
         """Return the ratings with their scorecards' facts and their questions.
@@ -289,27 +293,33 @@ class _Read:
         return rows
 
 
-def _read(role: Role, level: Level | None) -> _Read:
+def _read(role: Role, level: Level | None, seats: bool = False) -> _Read:
     """Read the scope's ratings with two queries, straight into numpy.
 
     1. The scope's scorecards, one entry each (see _cards).
     2. Their asked ratings: scorecard, id, question version and rating only,
        from the ratings table alone (see _asked); everything else about a
        rating is its scorecard's, taken from step 1 by position.
+    3. With `seats`, the scope's open seats (visibility.open_seats).
 
-    On PostgreSQL, outside a transaction, the two run at once (_read_at_once).
+    On PostgreSQL, outside a transaction, the ratings are read on a second
+    connection while this one reads the rest (_read_at_once).
     """
     if connection.vendor == "postgresql" and connection.get_autocommit():
-        return _read_at_once(role, level)
+        return _read_at_once(role, level, seats)
     cards = _cards(role, level, times=connection.vendor == "postgresql")
     asked, card = _asked(cards["id"], ASKED)
-    return _Read(cards, asked, card)
+    return _Read(cards, asked, card, _open_seats(role, level) if seats else None)
+
+
+def _open_seats(role: Role, level: Level | None) -> list[visibility.OpenSeat]:
+    return visibility.open_seats(loop_scope(role, level))
 
 
 ASKED = ("id", "version", "rating")
 
 
-def _read_at_once(role: Role, level: Level | None) -> _Read:
+def _read_at_once(role: Role, level: Level | None, seats: bool = False) -> _Read:
     """Read the scorecards here and their ratings on a second connection, at once.
 
     The ratings' read needs of the scorecards only their id range, which the
@@ -317,8 +327,9 @@ def _read_at_once(role: Role, level: Level | None) -> _Read:
     a fifth of the time of either read). It sees the database exactly as this
     one does: this transaction exports its snapshot and the other imports it
     (pg_export_snapshot, as pg_dump -j does), so the watermarks still describe
-    exactly what was read. If the second connection cannot be had, or fails,
-    the ratings are read here after the scorecards, in the same snapshot.
+    exactly what was read. The open seats, when asked for, are read here after
+    the scorecards, in the same snapshot. If the second connection cannot be
+    had, or fails, the ratings are read here too.
     """
     import psycopg
 
@@ -332,6 +343,7 @@ def _read_at_once(role: Role, level: Level | None) -> _Read:
         with ThreadPoolExecutor(max_workers=1) as pool:
             elsewhere = pool.submit(_in_snapshot, snapshot, params, span, ratings)
             cards = _cards(role, level, times=True)
+            found_seats = _open_seats(role, level) if seats else None
             try:
                 rows = elsewhere.result()
             except psycopg.Error:
@@ -339,7 +351,7 @@ def _read_at_once(role: Role, level: Level | None) -> _Read:
                 # held by a migration): read here, where the scorecards were.
                 rows = ratings.read(first=span.read() or EMPTY_RANGE)
     asked, card = _matched(cards["id"], rows)
-    return _Read(cards, asked, card)
+    return _Read(cards, asked, card, found_seats)
 
 
 # An id range that holds nothing.

@@ -284,6 +284,40 @@ def test_the_second_connection_reads_in_the_snapshot_of_the_first(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_open_seats_are_read_in_the_snapshot_of_the_ratings(
+    panel: Role, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    needs_postgres()
+    dan = Panelist.objects.get(user__username="dan")
+    before = reference_ratings(panel)
+    cards = calibration._cards
+
+    def submit_then_cards(role: Role, level: Any, times: bool = False) -> dict[str, Any]:
+        # dan submits his draft in another session once this read has its snapshot:
+        # his seat closes and his rating counts, both after what this read sees.
+        with psycopg.connect(**connection.get_connection_params(), autocommit=True) as other:
+            other.execute(
+                "UPDATE scoring_scorecard SET status = 'submitted', submitted_at = now() "
+                "WHERE interviewer_id = %s AND status = 'draft'",
+                [dan.user_id],
+            )
+        return cards(role, level, times)
+
+    monkeypatch.setattr(calibration, "_cards", submit_then_cards)
+    read = calibration._read(panel, None, seats=True)
+    monkeypatch.undo()
+
+    assert as_tuples(read.ratings()) == before
+    assert read.seats == [visibility.OpenSeat(dan.interview.loop.level_id, dan.interview.loop_id,
+                                              dan.user_id)]  # fmt: skip
+    again = calibration._read(panel, None, seats=True)
+    assert again.seats == []
+    assert as_tuples(again.ratings()) == reference_ratings(panel) != before
+
+
+@pytest.mark.django_db(transaction=True)
 def test_without_a_second_connection_the_ratings_are_read_on_the_first(
     panel: Role, monkeypatch: pytest.MonkeyPatch
 ) -> None:
