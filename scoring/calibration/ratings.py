@@ -82,7 +82,7 @@ def watermarks(role: Role) -> Watermarks:
     if read is not None and read.seats is not None:
         open_seats = read.seats
     else:
-        open_seats = visibility.open_seats(loop_scope(role, None))
+        open_seats = _open_seats(role, None)
     seats = _seat_marks(open_seats)
     rows = read.watermark_rows() if read is not None else _watermark_rows(role, None)
     marks = Watermarks({row["level"]: _mark(row, seats) for row in rows}, open_seats)

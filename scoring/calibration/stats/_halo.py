@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from scoring.calibration.stats._arrays import FloatArray, IntArray
+from scoring.calibration.stats._arrays import FloatArray, IntArray, _counts_matrix
 from scoring.calibration.stats._least_squares import _absorbed_fit, _AbsorbedFit
 
 
@@ -46,6 +46,7 @@ class _Cards:
     candidate: IntArray  # per card
     interviewer: IntArray  # per card
     squares: FloatArray  # per candidate: sum over its cards of size^2
+    ratings: FloatArray  # per candidate
     mean_size: FloatArray  # per candidate: squares / ratings
 
     @classmethod
@@ -64,7 +65,7 @@ class _Cards:
         squares = np.bincount(card_cand, size**2, minlength=n_cand).astype(np.float64, copy=False)
         cand_n = np.bincount(cand, minlength=n_cand).astype(np.float64)
         mean_size = np.divide(squares, cand_n, out=np.zeros(n_cand), where=cand_n > 0)
-        return cls(card, size, card_cand, card_int, squares, mean_size)
+        return cls(card, size, card_cand, card_int, squares, cand_n, mean_size)
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,8 @@ def _halo_components(
     gap = card_n[card] - cards.mean_size[cand]
     uneven = np.flatnonzero(gap)
     columns = np.concatenate([interviewer[uneven], n_i + question[uneven]])
-    card_weighted = sparse.csr_matrix(
-        (np.tile(gap[uneven], 2), (np.tile(cand[uneven], 2), columns)), shape=(n_cand, p)
+    card_weighted = _counts_matrix(
+        np.tile(cand[uneven], 2), columns, (n_cand, p), weights=np.tile(gap[uneven], 2)
     )
     half = (card_weighted.T @ fit.xbar).tocsr()
     wtw = (ata - fit.weighted_between - half - half.T).tocsr()
@@ -151,8 +152,7 @@ def _halo_components(
     else:
         dense = None
         trace = float(np.sum(wtw_diag / np.where(fit.reduced_diag > 0, fit.reduced_diag, np.inf)))
-    cand_n = np.bincount(cand, minlength=n_cand).astype(np.float64)
-    t = float(np.sum(card_n - card_n**2 / cand_n[cards.candidate])) - trace
+    t = float(np.sum(card_n - card_n**2 / cards.ratings[cards.candidate])) - trace
     card_var = max(0.0, (fit.sse - df * within) / t) if t > 0 else 0.0
     sandwich = None
     if dense is not None and fit.cov_unscaled is not None:
