@@ -18,8 +18,8 @@ from django.test.utils import CaptureQueriesContext
 from interviews.models import InterviewQuestion, Panelist
 from kit.models import Role
 from scoring import visibility
+from scoring.calibration import jobs, services
 from scoring.calibration import ratings as calibration
-from scoring.calibration import services
 from scoring.calibration.columns import integer_columns
 from scoring.models import CalibrationSnapshot, QuestionRating
 from tests.scoring.calibration.helpers import (
@@ -160,6 +160,39 @@ def test_a_run_reads_the_open_seats_and_the_exposure_once_for_all_its_scopes(
     assert CalibrationSnapshot.objects.filter(role=panel).count() == 4  # all, L4, L5, L6
     assert sum(f'FROM "{seats_table}"' in sql for sql in queries) == 1
     assert sum(f'FROM "{asked_table}"' in sql for sql in queries) == 1
+
+
+def test_the_labels_are_read_without_parallel_workers_and_the_setting_ends_with_them(
+    panel: Role, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    needs_postgres()
+    read_exposure = jobs.exposure
+    during: list[str] = []
+
+    def exposure(question_ids: list[int]) -> dict[int, tuple[int, int]]:
+        during.append(parallel_workers())
+        return read_exposure(question_ids)
+
+    monkeypatch.setattr(jobs, "exposure", exposure)
+    before = parallel_workers()
+
+    body = jobs.compute(panel)
+
+    # The statistics ran on two threads meanwhile: workers would take their cores.
+    assert during == ["0"]
+    assert before != "0" and parallel_workers() == before
+    asked = read_exposure([row["question_id"] for row in body["questions"]])
+    assert {
+        row["question_id"]: (row["exposure"]["last_30_days"], row["exposure"]["last_90_days"])
+        for row in body["questions"]
+    } == {row["question_id"]: asked.get(row["question_id"], (0, 0)) for row in body["questions"]}
+    assert any(asked.values())
+
+
+def parallel_workers() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_parallel_workers_per_gather")
+        return str(cursor.fetchone()[0])
 
 
 def test_each_scope_keeps_the_own_rows_of_its_own_open_seats(panel: Role) -> None:
