@@ -45,7 +45,7 @@ from scoring.calibration.stats.question_alpha import (
     question_alphas,
 )
 from scoring.calibration.stats.questions import question_discrimination
-from scoring.calibration.stats.raters import fit_additive
+from scoring.calibration.stats.raters import AdditiveFit, fit_additive
 
 # The ICC describes one question's candidates-by-interviewers grid; under 10
 # candidates its interval spans most of 0..1, so the dashboard does not headline
@@ -352,6 +352,10 @@ def summarise(
             fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
             ndigits,
         )  # fmt: skip
+        # 4. Candidates, while the reliability thread may still be running.
+        c_n = np.bincount(c, minlength=n_c)
+        c_mean = _safe_div(np.bincount(c, y, minlength=n_c), c_n)
+        candidates = _candidate_rows(fit, c_n, c_mean, ndigits)
         reliability, scorecards = agreement.result()
         disc = discriminating.result()
 
@@ -408,40 +412,6 @@ def summarise(
             }
         )
 
-    # 4. Candidates.
-    c_n = np.bincount(c, minlength=n_c)
-    c_mean = _safe_div(np.bincount(c, y, minlength=n_c), c_n)
-    z = float(special.ndtri(0.5 + CONFIDENCE / 2))
-    candidates = [
-        {
-            "candidate": code,
-            "ratings": n_c_i,
-            "raw_mean": raw,
-            "adjusted": adj,
-            "adjusted_se": adj_se,
-            "adjusted_ci": None if lo is None else [lo, hi],
-            "comparable": ok,
-            "estimable": ok and adj_se is not None,
-            "reason": None
-            if ok
-            else "no ratings"
-            if n_c_i == 0
-            else "panel shares no interviewer with the rest of the scope",
-        }
-        for code, (n_c_i, raw, adj, adj_se, lo, hi, ok) in enumerate(
-            zip(
-                c_n.tolist(),
-                _column(c_mean, ndigits),
-                _column(fit.adjusted, ndigits),
-                _column(fit.adjusted_se, ndigits),
-                _column(fit.adjusted - z * fit.adjusted_se, ndigits),
-                _column(fit.adjusted + z * fit.adjusted_se, ndigits),
-                fit.candidate_comparable.tolist(),
-                strict=True,
-            )
-        )
-    ]
-
     return {
         "inputs": {
             "ratings": int(y.size),
@@ -470,3 +440,39 @@ def summarise(
         "questions": questions,
         "candidates": candidates,
     }
+
+
+def _candidate_rows(
+    fit: AdditiveFit, c_n: IntArray, c_mean: FloatArray, ndigits: int | None
+) -> list[dict[str, Any]]:
+    """Return the body's candidate rows from the fit and each candidate's count and mean."""
+    z = float(special.ndtri(0.5 + CONFIDENCE / 2))
+    return [
+        {
+            "candidate": code,
+            "ratings": n_c_i,
+            "raw_mean": raw,
+            "adjusted": adj,
+            "adjusted_se": adj_se,
+            "adjusted_ci": None if lo is None else [lo, hi],
+            "comparable": ok,
+            "estimable": ok and adj_se is not None,
+            "reason": None
+            if ok
+            else "no ratings"
+            if n_c_i == 0
+            else "panel shares no interviewer with the rest of the scope",
+        }
+        for code, (n_c_i, raw, adj, adj_se, lo, hi, ok) in enumerate(
+            zip(
+                c_n.tolist(),
+                _column(c_mean, ndigits),
+                _column(fit.adjusted, ndigits),
+                _column(fit.adjusted_se, ndigits),
+                _column(fit.adjusted - z * fit.adjusted_se, ndigits),
+                _column(fit.adjusted + z * fit.adjusted_se, ndigits),
+                fit.candidate_comparable.tolist(),
+                strict=True,
+            )
+        )
+    ]
