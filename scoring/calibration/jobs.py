@@ -103,7 +103,7 @@ def compute(
 @dataclass(frozen=True)
 class Codes:
     """The ratings' codes (0..n-1 per candidate, interviewer, question and loop), the
-    ids behind them, and how often each question was asked."""
+    ids behind them, how often each question was asked and each candidate's decision."""
 
     candidate: np.ndarray
     interviewer: np.ndarray
@@ -113,17 +113,25 @@ class Codes:
     i_code: np.ndarray
     q_code: np.ndarray
     l_code: np.ndarray
+    decision: np.ndarray  # per candidate code, see _candidate_decisions
 
     @classmethod
     def of(cls, data: Ratings) -> "Codes":
-        candidate_ids, c_code = _codes(data.candidate)
-        interviewer_ids, i_code = _codes(data.interviewer)
+        # What a card holds is coded over the cards with ratings, then given to
+        # each rating: a fifth of the entries to code.
+        rated = data.rated
+        on = (np.cumsum(rated) - 1)[data.card]
+        cards = data.cards
+        candidate_ids, c_card = _codes(cards.candidate[rated])
+        interviewer_ids, i_card = _codes(cards.interviewer[rated])
+        _, l_card = _codes(cards.loop[rated])
         question_ids, q_code = _codes(data.question)
-        _, l_code = _codes(data.loop)
         asked = np.bincount(q_code, minlength=len(question_ids))
+        decision = _candidate_decisions(c_card, l_card, cards.decision[rated], len(candidate_ids))
         return cls(
-            candidate_ids, interviewer_ids, question_ids, asked, c_code, i_code, q_code, l_code
-        )
+            candidate_ids, interviewer_ids, question_ids, asked,
+            c_card[on], i_card[on], q_code, l_card[on], decision,
+        )  # fmt: skip
 
 
 def summarise(
@@ -133,7 +141,6 @@ def summarise(
     if codes is None:
         codes = Codes.of(data)
     n_candidates = len(codes.candidate)
-    decision = _candidate_decisions(codes.c_code, codes.l_code, data.decision, n_candidates)
     extra = {} if bootstrap_resamples is None else {"bootstrap_resamples": bootstrap_resamples}
     body = stats.summarise(
         codes.c_code,
@@ -141,7 +148,7 @@ def summarise(
         codes.q_code,
         data.rating,
         loop=codes.l_code,
-        decision=decision,
+        decision=codes.decision,
         recommendation=data.recommendation,
         n_candidates=n_candidates,
         n_interviewers=len(codes.interviewer),
@@ -157,6 +164,7 @@ def _candidate_decisions(
 ) -> np.ndarray:
     """Return per candidate code the decision of their first loop in scope (lowest id).
 
+    Entries are ratings or cards: each gives a loop's candidate and decision.
     Loop codes follow loop ids, so the first loop is the lowest code.
     """
     n_loops = int(l_code.max()) + 1 if l_code.size else 0
@@ -291,7 +299,7 @@ def own_rows(
     if seats is None:
         seats = visibility.open_seats(loop_scope(role, level))
     blind_in = visibility.blind_loops_of(seats, level=level.pk if level else None)
-    present = set(np.unique(data.loop).tolist())
+    present = set(np.unique(data.cards.loop[data.rated]).tolist())
     by_set: dict[frozenset[int], dict[int, dict[str, Any]]] = {}
     mine = {row["interviewer_id"]: row for row in rows}
     out: dict[str, dict[str, Any]] = {}

@@ -176,37 +176,90 @@ def _text(value: object) -> str:
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
-@dataclass
-class Ratings:
-    """The scope's ratings as parallel numpy arrays, one entry per rating."""
+@dataclass(frozen=True)
+class Cards:
+    """The scope's scorecards, one entry each: what every rating on a card shares."""
 
+    scorecard: np.ndarray  # id
     candidate: np.ndarray
     interviewer: np.ndarray
+    loop: np.ndarray
+    level: np.ndarray
+    recommendation: np.ndarray  # -2, -1, 1, 2 or NaN
+    decision: np.ndarray  # the loop's decision, 1 hire, 0 no hire, NaN none
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The scope's ratings as numpy arrays: per rating its card (a position in
+    `cards`), question, rating and scale.
+
+    What a rating shares with its scorecard is kept once per card: a million
+    ratings on two hundred thousand cards would otherwise take seven more
+    arrays of a million entries. The properties named like the card's fields
+    give them per rating (a new array each); subsets share `cards`, which may
+    then hold cards without ratings (see rated).
+    """
+
+    card: np.ndarray
     question: np.ndarray
     rating: np.ndarray
-    loop: np.ndarray
-    recommendation: np.ndarray
     scale_max: np.ndarray
-    scorecard: np.ndarray
-    level: np.ndarray
-    decision: np.ndarray  # the loop's decision, 1 hire, 0 no hire, NaN none
+    cards: Cards
+
+    @property
+    def rated(self) -> np.ndarray:
+        """Per card, whether it holds any of these ratings."""
+        return np.bincount(self.card, minlength=self.cards.scorecard.size) > 0
 
     @property
     def scorecards(self) -> int:
-        return int(_codes(self.scorecard)[0].size)
+        return int(np.count_nonzero(self.rated))
+
+    @property
+    def candidate(self) -> np.ndarray:
+        return self.cards.candidate[self.card]
+
+    @property
+    def interviewer(self) -> np.ndarray:
+        return self.cards.interviewer[self.card]
+
+    @property
+    def loop(self) -> np.ndarray:
+        return self.cards.loop[self.card]
+
+    @property
+    def recommendation(self) -> np.ndarray:
+        return self.cards.recommendation[self.card]
+
+    @property
+    def scorecard(self) -> np.ndarray:
+        return self.cards.scorecard[self.card]
+
+    @property
+    def level(self) -> np.ndarray:
+        return self.cards.level[self.card]
+
+    @property
+    def decision(self) -> np.ndarray:
+        return self.cards.decision[self.card]
 
     def only(self, level: Level | None) -> "Ratings":
         """Return the ratings of one level (all of them for None)."""
         if level is None:
             return self
-        return self._where(self.level == level.pk)
+        return self._where(self.cards.level == level.pk)
 
     def without_loops(self, loops: Iterable[int]) -> "Ratings":
         """Return the ratings of every loop but `loops`."""
-        return self._where(~np.isin(self.loop, list(loops)))
+        return self._where(~np.isin(self.cards.loop, list(loops)))
 
-    def _where(self, keep: np.ndarray) -> "Ratings":
-        return Ratings(**{name: getattr(self, name)[keep] for name in COLUMNS})
+    def _where(self, keep_card: np.ndarray) -> "Ratings":
+        keep = keep_card[self.card]
+        return Ratings(
+            self.card[keep], self.question[keep], self.rating[keep], self.scale_max[keep],
+            self.cards,
+        )  # fmt: skip
 
 
 COLUMNS = (
@@ -258,16 +311,19 @@ class _Read:
         decision = cards["decision"].astype(np.float64) - 1.0
         decision[decision < 0] = np.nan
         return Ratings(
-            candidate=cards["candidate"][card],
-            interviewer=cards["interviewer"][card],
+            card=card,
             question=question_of[version],
             rating=asked["rating"].astype(np.float64),
-            loop=cards["loop"][card],
-            recommendation=recommendation[card],
             scale_max=scale_of[version],
-            scorecard=cards["id"][card],
-            level=cards["level"][card],
-            decision=decision[card],
+            cards=Cards(
+                scorecard=cards["id"],
+                candidate=cards["candidate"],
+                interviewer=cards["interviewer"],
+                loop=cards["loop"],
+                level=cards["level"],
+                recommendation=recommendation,
+                decision=decision,
+            ),
         )
 
     def watermark_rows(self) -> list[dict[str, Any]]:

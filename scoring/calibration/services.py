@@ -116,7 +116,7 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
                 main is not None
                 and data is not None
                 and level is not None
-                and int(np.count_nonzero(data.level == level.pk)) == data.rating.size
+                and bool(np.all(data.cards.level[data.rated] == level.pk))
             )
             snapshot, _ = calibration_jobs.snapshot_store(
                 role=job.role,
