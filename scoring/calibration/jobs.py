@@ -366,6 +366,7 @@ def snapshot_store(
     same_as: dict[str, Any] | None = None,
     seats: Sequence[visibility.OpenSeat] | None = None,
     seen: Exposure | None = None,
+    computed: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[CalibrationSnapshot, bool]:
     """Compute and store the scope's snapshot unless one exists for the same inputs.
 
@@ -374,7 +375,8 @@ def snapshot_store(
     `data`, the role's ratings already loaded, saves reading them per level;
     `same_as`, a body computed from exactly the same ratings, saves computing it again.
     `seats` and `seen`, the run's open seats and exposure reads, are shared by its
-    scopes (see compute); `seats` must be those `mark` digests.
+    scopes (see compute); `seats` must be those `mark` digests. `computed` is
+    given the body, complete, before it is stored (and only when it is computed).
     """
     mark = mark or watermark(role, level)
     existing = stored(role, level, mark)
@@ -390,6 +392,8 @@ def snapshot_store(
     now = timezone.now()
     body["computed_at"] = now.isoformat()
     body["watermark"] = mark
+    if computed is not None and same_as is None:
+        computed(body)
     try:
         with transaction.atomic():
             _compress_fast()
@@ -401,6 +405,21 @@ def snapshot_store(
         # Another run stored the same inputs first (a redelivered task): keep theirs.
         return CalibrationSnapshot.objects.get(role=role, level=level, watermark=mark), False
     return snapshot, True
+
+
+def can_store_elsewhere() -> bool:
+    """Whether a snapshot may be stored on another thread's connection: PostgreSQL,
+    outside a transaction (another connection sees only what is committed)."""
+    return connection.vendor == "postgresql" and connection.get_autocommit()
+
+
+def snapshot_store_elsewhere(**kwargs: Any) -> tuple[CalibrationSnapshot, bool]:
+    """Run snapshot_store on this thread's own connection, closed after: for a pool
+    thread, whose connection nothing else would close (see can_store_elsewhere)."""
+    try:
+        return snapshot_store(**kwargs)
+    finally:
+        connection.close()
 
 
 def _stored(

@@ -3,8 +3,10 @@ imports and calibration exercises."""
 
 import logging
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -23,7 +25,13 @@ from scoring.calibration import history, queries
 from scoring.calibration import jobs as calibration_jobs
 from scoring.calibration import ratings as calibration_ratings
 from scoring.calibration.jobs import Progress
-from scoring.models import CalibrationExercise, CalibrationJob, ExerciseRating, ReferenceAnswer
+from scoring.models import (
+    CalibrationExercise,
+    CalibrationJob,
+    CalibrationSnapshot,
+    ExerciseRating,
+    ReferenceAnswer,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,42 +102,13 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
         # The watermarks are keyed by the levels with ratings: no join over the
         # role's scorecards (most of a second on a million ratings) to find them.
         levels = list(Level.objects.filter(pk__in=[pk for pk in marks if pk]).order_by("rank"))
-        scopes: list[Level | None] = [None, *levels]
         # Read the role's ratings once, and only if some scope has new inputs.
         fresh = any(
-            calibration_jobs.stored(job.role, s, marks[s.pk if s else None]) is None for s in scopes
+            calibration_jobs.stored(job.role, s, marks[s.pk if s else None]) is None
+            for s in [None, *levels]
         )
         data = calibration_ratings.load_ratings(job.role) if fresh else None
-        share = 90 // len(scopes)
-        # One read of each question's exposure for all the scopes.
-        seen = calibration_jobs.Exposure()
-        main = None
-        for n, level in enumerate(scopes):
-            base = 5 + n * share
-            label = level.name if level else "all levels"
-
-            def scoped(pct: int, stage: str, base: int = base, label: str = label) -> None:
-                report(base + pct * share // 100, f"{label}: {stage}")
-
-            # A level holding every rating of the role has the role's very result.
-            whole = (
-                main is not None
-                and data is not None
-                and level is not None
-                and bool(np.all(data.cards.level[data.rated] == level.pk))
-            )
-            snapshot, _ = calibration_jobs.snapshot_store(
-                role=job.role,
-                level=level,
-                progress=scoped,
-                data=data,
-                mark=marks[level.pk if level else None],
-                same_as=main.result if whole and main is not None else None,
-                # The open seats the watermarks digest: each scope takes its level's.
-                seats=marks.seats,
-                seen=seen,
-            )
-            main = main or snapshot
+        main = _scopes_store(job.role, levels, marks, data, report)
     except Exception as exc:
         CalibrationJob.objects.filter(pk=job_id).update(
             status=CalibrationJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000]
@@ -147,6 +126,72 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
     # The stored snapshot, as just written: not its megabytes read back and parsed.
     job.snapshot = main
     return job
+
+
+def _scopes_store(
+    role: Role,
+    levels: list[Level],
+    marks: calibration_ratings.Watermarks,
+    data: calibration_ratings.Ratings | None,
+    report: Progress,
+) -> CalibrationSnapshot | None:
+    """Store the snapshot of each scope, the role's then each level's; return the role's.
+
+    A level holding every rating of the role has the role's very result. On
+    PostgreSQL, outside a transaction, it is stored on a connection of its own
+    while this one stores the role's: each is megabytes of JSON for the server
+    to parse, on a core each (reporting no progress: the caller's callback may
+    only work on its own thread). Elsewhere it is copied from the role's after.
+    """
+    scopes: list[Level | None] = [None, *levels]
+    share = 90 // len(scopes)
+
+    def progress_of(n: int, level: Level | None) -> Progress:
+        label = level.name if level else "all levels"
+        return lambda pct, stage: report(5 + n * share + pct * share // 100, f"{label}: {stage}")
+
+    whole = (
+        levels[0]
+        if len(levels) == 1
+        and data is not None
+        and bool(np.all(data.cards.level[data.rated] == levels[0].pk))
+        else None
+    )
+    # One read of each question's exposure for all the scopes.
+    seen = calibration_jobs.Exposure()
+    main = None
+    alongside: Future[tuple[CalibrationSnapshot, bool]] | None = None
+    with ThreadPoolExecutor(max_workers=1) as elsewhere:
+
+        def store_whole(body: dict[str, Any]) -> None:
+            nonlocal alongside
+            assert whole is not None  # only ever given when there is one
+            alongside = elsewhere.submit(
+                calibration_jobs.snapshot_store_elsewhere,
+                role=role, level=whole, same_as=body, mark=marks[whole.pk],
+            )  # fmt: skip
+
+        for n, level in enumerate(scopes):
+            if level is not None and alongside is not None:
+                continue  # stored alongside the role's
+            snapshot, _ = calibration_jobs.snapshot_store(
+                role=role,
+                level=level,
+                progress=progress_of(n, level),
+                data=data,
+                mark=marks[level.pk if level else None],
+                same_as=main.result if level == whole and main is not None else None,
+                # The open seats the watermarks digest: each scope takes its level's.
+                seats=marks.seats,
+                seen=seen,
+                computed=store_whole
+                if level is None and whole is not None and calibration_jobs.can_store_elsewhere()
+                else None,
+            )
+            main = main or snapshot
+        if alongside is not None:
+            alongside.result()
+    return main
 
 
 def calibration_request_all() -> int:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 from django.db.models import Count, Max
 from django.test.utils import CaptureQueriesContext
 
@@ -21,7 +21,7 @@ from scoring import visibility
 from scoring.calibration import jobs, services
 from scoring.calibration import ratings as calibration
 from scoring.calibration.columns import integer_columns
-from scoring.models import CalibrationSnapshot, QuestionRating
+from scoring.models import CalibrationJob, CalibrationSnapshot, QuestionRating
 from tests.scoring.calibration.helpers import (
     ROLE,
     calibrate_json,
@@ -257,6 +257,79 @@ def test_a_level_holding_every_rating_stores_the_role_result_under_its_scope(
     assert {k: v for k, v in level.result.items() if k not in same} == {
         k: v for k, v in whole.items() if k not in same
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_a_level_holding_every_rating_is_stored_on_its_own_connection(
+    role: Role, tmp_path: Path
+) -> None:
+    needs_postgres()
+    path = write_csv(tmp_path / "l4.csv", rows("Junior", {0: "hire"}), FULL_HEADER)
+    import_scorecards(path, "--role", ROLE, "--level", "L4")
+    no_snapshots()  # the import's own run (Celery is eager here) stored them already
+    backends = connected_backends()
+
+    with CaptureQueriesContext(connection) as queries:
+        job = services.calibration_run_now(role=role)
+
+    # The level's snapshot was not copied from the role's row on this connection:
+    # another one stored it, and is closed.
+    assert not [query for query in queries if "result ||" in query["sql"]]
+    assert connected_backends() == backends
+    assert job.status == "done" and job.snapshot is not None
+    whole, level = job.snapshot, CalibrationSnapshot.objects.get(level__name="L4")
+    assert (whole.level, level.result["scope"]) == (None, {"role": ROLE, "level": "L4"})
+    assert level.watermark == level.result["watermark"] == whole.watermark
+    same = {"scope", "computed_at", "watermark"}
+    level.refresh_from_db()
+    whole.refresh_from_db()
+    assert {k: v for k, v in level.result.items() if k not in same} == {
+        k: v for k, v in whole.result.items() if k not in same
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_level_store_failing_on_its_own_connection_fails_the_job(
+    role: Role, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    needs_postgres()
+    path = write_csv(tmp_path / "l4.csv", rows("Junior", {0: "hire"}), FULL_HEADER)
+    import_scorecards(path, "--role", ROLE, "--level", "L4")
+    no_snapshots()
+    store = jobs.snapshot_store
+
+    def store_but_not_the_level(**kwargs: Any) -> Any:
+        if kwargs.get("level") is not None:
+            raise OperationalError("server closed the connection unexpectedly")
+        return store(**kwargs)
+
+    monkeypatch.setattr(jobs, "snapshot_store", store_but_not_the_level)
+    job = CalibrationJob.objects.create(role=role, status=CalibrationJob.Status.RUNNING)
+
+    with pytest.raises(OperationalError):
+        services.calibration_job_run(job_id=job.pk)
+
+    job.refresh_from_db()
+    assert (job.status, job.error) == (
+        "failed",
+        "OperationalError: server closed the connection unexpectedly",
+    )
+    # The role's is kept, keyed by its inputs: the retry stores only the level's.
+    assert list(CalibrationSnapshot.objects.values_list("level", flat=True)) == [None]
+    monkeypatch.setattr(jobs, "snapshot_store", store)
+    assert services.calibration_run_now(role=role).status == "done"
+    assert CalibrationSnapshot.objects.filter(level__name="L4").count() == 1
+
+
+def no_snapshots() -> None:
+    CalibrationJob.objects.update(snapshot=None)
+    CalibrationSnapshot.objects.all().delete()
+
+
+def connected_backends() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+        return int(cursor.fetchone()[0])
 
 
 # --- the two reads at once (PostgreSQL, outside a transaction) ------------------------------
