@@ -120,7 +120,7 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
     "scorecards_create": {400: ["loop_decided"]},
     "scorecards_update": {
         400: _RATING,
-        409: ["scorecard_already_submitted"],
+        409: ["scorecard_already_submitted", "question_swapped"],
         412: ["scorecard_changed_elsewhere"],
     },
     "scorecards_submit_create": {
@@ -144,6 +144,7 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
             "not_asked_reason_missing",
             *_RATING,
         ],
+        409: ["question_swapped"],
     },
     "webhooks_create": {400: ["webhook_target_private"]},
     "webhooks_partial_update": {400: ["webhook_target_private"]},

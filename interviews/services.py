@@ -120,6 +120,7 @@ def interview_question_swap(
     (selectors.rated). Who may call this: interviews.editing.
     """
     _check_open(item.interview.loop)
+    _lock_scorecards(item.interview_id)
     if item.ratings.exists():  # scoring's ratings (the reverse of its FK)
         raise ApplicationError(
             f"'{item.question.title}' is rated on a scorecard already: it stays, so that "
@@ -144,6 +145,20 @@ def interview_question_swap(
     audit(actor=by, action="interview.question_swapped", target=f"interview {item.interview_id}",
           item=item.pk, replaced=replaced, question=question.pk, reason=why)  # fmt: skip
     return item
+
+
+def _lock_scorecards(interview_id: int) -> None:
+    """Lock the interview's row and its scorecards' rows until the transaction ends.
+
+    A scorecard save holds its card's row lock while it reads the interview's
+    questions and writes ratings, and a new card's insert waits on a locked
+    interview row (its foreign key). So a save that started first has committed
+    its ratings when the caller's check runs, and a save or a new card that
+    starts meanwhile reads the questions as the caller leaves them.
+    """
+    list(Interview.objects.select_for_update().filter(pk=interview_id).values_list("pk"))
+    scorecards = Interview(pk=interview_id).scorecards  # scoring's (the reverse of its FK)
+    list(scorecards.select_for_update().values_list("pk"))
 
 
 @transaction.atomic

@@ -40,6 +40,7 @@ def _ratings(data: dict[str, Any]) -> list[services.RatingInput]:
     return [
         services.RatingInput(
             item=r["item"],
+            question=r["question"],
             rating=r["rating"],
             not_asked=r["not_asked"],
             not_asked_reason=r["not_asked_reason"],

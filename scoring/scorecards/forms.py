@@ -29,8 +29,12 @@ def parse_scorecard(
                 f"{item.question.title}: rating {raw!r} is not a number", code="rating_not_a_number"
             ) from None
         not_asked = data.get(prefix + "not_asked") == "on"
+        # The question the page showed: a question swapped since is refused, not rated.
+        shown = _ints([data.get(prefix + "question", "")], item.question.title)
+        question = shown[0] if shown else None
         entry = RatingInput(
             item=item.pk,
+            question=question,
             # Kept as posted: services._validate refuses a rated question not asked.
             rating=rating,
             not_asked=not_asked,
@@ -39,6 +43,6 @@ def parse_scorecard(
             follow_ups_asked=_ints(data.getlist(prefix + "follow_ups"), item.question.title),
             notes=data.get(prefix + "notes", ""),
         )
-        if entry != RatingInput(item=item.pk):
+        if entry != RatingInput(item=item.pk, question=question):
             ratings.append(entry)
     return data.get("recommendation", ""), data.get("summary", ""), ratings

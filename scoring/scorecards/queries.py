@@ -82,22 +82,22 @@ def draft_insert(*, interview_id: int, user_id: int, is_shadow: bool, now: datet
 
 def interview_items(interview_id: int) -> list[Row]:
     """Return the interview's questions, and the rubric items and follow-ups of their
-    pinned versions, as (kind, id, version id, scale or None, title or None), kind
-    being "question", "rubric" or "follow_up"."""
+    pinned versions, as (kind, id, version id, scale or None, title or None, question
+    id or None), kind being "question", "rubric" or "follow_up"."""
     pinned = f"SELECT {ASKED.version} FROM {ASKED.table} WHERE {ASKED.interview} = %s"
     return sql.rows(
         f"""
         SELECT 'question', iq.{ASKED.id}, iq.{ASKED.version}, v.{VERSION.scale_max},
-               q.{QUESTION.title}
+               q.{QUESTION.title}, iq.{ASKED.question}
           FROM {ASKED.table} iq
           JOIN {QUESTION.table} q ON q.{QUESTION.id} = iq.{ASKED.question}
           JOIN {VERSION.table} v ON v.{VERSION.id} = iq.{ASKED.version}
          WHERE iq.{ASKED.interview} = %s
         UNION ALL
-        SELECT 'rubric', r.{RUBRIC.id}, r.{RUBRIC.version}, NULL, NULL
+        SELECT 'rubric', r.{RUBRIC.id}, r.{RUBRIC.version}, NULL, NULL, NULL
           FROM {RUBRIC.table} r WHERE r.{RUBRIC.version} IN ({pinned})
         UNION ALL
-        SELECT 'follow_up', f.{FOLLOW_UP.id}, f.{FOLLOW_UP.version}, NULL, NULL
+        SELECT 'follow_up', f.{FOLLOW_UP.id}, f.{FOLLOW_UP.version}, NULL, NULL, NULL
           FROM {FOLLOW_UP.table} f WHERE f.{FOLLOW_UP.version} IN ({pinned})
         """,
         [interview_id] * 3,

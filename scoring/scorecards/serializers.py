@@ -82,6 +82,17 @@ class BoundedListField(serializers.ListField):
 
 class RatingInputSerializer(serializers.Serializer):
     item = serializers.IntegerField(help_text="id of the interview question (see the interview)")
+    question = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=(
+            "id of the question the rating is about, as the interview showed it (its"
+            " `question`). When given and the interview question has since been swapped"
+            " for another, the save is refused (409 question_swapped) instead of rating"
+            " a question that was not asked."
+        ),
+    )
     rating = serializers.IntegerField(allow_null=True, default=None, min_value=0, max_value=100)
     not_asked = serializers.BooleanField(default=False)
     not_asked_reason = serializers.CharField(allow_blank=True, default="", max_length=300)

@@ -38,6 +38,9 @@ MIN_RATED_SHARE = 0.5
 @dataclass(frozen=True)
 class RatingInput:
     item: int
+    # The question the caller was shown for `item`: when given, a save refuses it if the
+    # interview has since swapped the question (Conflict), rather than rate another.
+    question: int | None = None
     rating: int | None = None
     not_asked: bool = False
     not_asked_reason: str = ""
@@ -94,6 +97,7 @@ class _Item:
     scale, rubric items and follow-ups."""
 
     title: str
+    question_id: int
     version_id: int
     scale: int
     rubric: frozenset[int]
@@ -105,17 +109,18 @@ def _items(interview_id: int) -> dict[int, _Item]:
     their pinned versions. One query: this runs on every autosave."""
     rows = queries.interview_items(interview_id)
     ticks: dict[tuple[int, str], set[int]] = {}
-    for kind, pk, version, _, _ in rows:
+    for kind, pk, version, _, _, _ in rows:
         ticks.setdefault((version, kind), set()).add(pk)
     return {
         pk: _Item(
             title=title,
+            question_id=question,
             version_id=version,
             scale=scale,
             rubric=frozenset(ticks.get((version, "rubric"), ())),
             follow_ups=frozenset(ticks.get((version, "follow_up"), ())),
         )
-        for kind, pk, version, scale, title in rows
+        for kind, pk, version, scale, title, question in rows
         if kind == "question"
     }
 
@@ -142,6 +147,13 @@ def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int,
             )
         seen.add(entry.item)
         title = item.title
+        if entry.question is not None and entry.question != item.question_id:
+            raise Conflict(
+                f"{where}: question {entry.item} of this interview is now '{title}': it was"
+                " swapped for another since you opened the scorecard. Reload it before you"
+                " rate it.",
+                code="question_swapped",
+            )
         if entry.not_asked:
             if entry.rating is not None:
                 raise ApplicationError(

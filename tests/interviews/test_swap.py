@@ -1,18 +1,25 @@
 """Swapping one assigned question for a ranked alternative: API and page."""
 
+import threading
+from typing import Any
+
 import pytest
+from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from config.exceptions import ApplicationError
 from core.models import AuditEvent
 from interviews import services
 from interviews.models import InterviewQuestion, Loop
 from kit.models import QuestionVersion
+from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import services as scorecards
-from tests.conftest import client_for
+from tests.conftest import client_for, need
 from tests.factories import make_question
 from tests.interviews.helpers import history_loop, pinned, snapshot
 from tests.problems import detail, field_errors, problem
+from tests.scoring.helpers import state
 
 REFUSAL = (
     "'{}' cannot go in this interview: it must be an active question for this level and slot "
@@ -357,3 +364,161 @@ def test_the_loop_page_and_the_kit_offer_no_swap_for_a_rated_question(
         body = client.get(page).content.decode()
         assert reverse("interviews:question-swap", args=[rated.pk]) not in body, page
         assert reverse("interviews:question-swap", args=[other.pk]) in body, page
+
+
+# --- a swap racing a scorecard save ------------------------------------------------------
+
+
+def seated(it: InterviewQuestion, interviewer) -> Scorecard:  # type: ignore[no-untyped-def]
+    """Seat the interviewer on the item's interview and start their card, unrated."""
+    it.interview.panel.create(user=interviewer)
+    return scorecards.scorecard_start(interview=it.interview, by=interviewer)
+
+
+def test_a_save_rating_the_question_a_swap_replaced_is_refused_and_writes_nothing(
+    recruiter, interviewer, loop, world
+):
+    # Ines opened her card showing serving-1; the recruiter swaps it before she rates it.
+    target = item(loop, "serving-1")
+    card = seated(target, interviewer)
+    shown = target.question_id
+    services.interview_question_swap(item=target, question=world.q["serving-3"])
+    before = state()
+
+    response = client_for(interviewer).put(
+        f"/api/v1/scorecards/{card.pk}/",
+        {"ratings": [{"item": target.pk, "question": shown, "rating": 3}]},
+        format="json",
+    )
+
+    assert detail(response, 409, "question_swapped") == (
+        f"ratings[1]: question {target.pk} of this interview is now 'serving-3': it was swapped"
+        " for another since you opened the scorecard. Reload it before you rate it."
+    )
+    assert state() == before
+    # The question the interview now holds is rated as usual, at its pinned version.
+    response = client_for(interviewer).put(
+        f"/api/v1/scorecards/{card.pk}/",
+        {"ratings": [{"item": target.pk, "question": world.q["serving-3"].pk, "rating": 3}]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert list(QuestionRating.objects.values_list("version__question__title", "rating")) == [
+        ("serving-3", 3)
+    ]
+
+
+def test_the_scorecard_page_sends_the_question_it_shows_and_autosave_refuses_a_swapped_one(
+    client, interviewer, loop, world
+):
+    target = item(loop, "serving-1")
+    seated(target, interviewer)
+    page = reverse("scoring:scorecard", args=[target.interview_id])
+    client.force_login(interviewer)
+    body = client.get(page).content.decode()
+    shown = target.question_id
+    assert f'<input type="hidden" name="q{target.pk}-question" value="{shown}">' in body
+    services.interview_question_swap(item=target, question=world.q["serving-3"])
+    before = state()
+
+    response = client.post(
+        page,
+        {f"q{target.pk}-question": str(shown), f"q{target.pk}-rating": "3"},
+        HTTP_X_AUTOSAVE="1",
+    )
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "question_swapped"
+    assert "'serving-3': it was swapped for another" in response.json()["error"]
+    assert state() == before
+
+
+def test_a_page_posting_a_question_id_that_is_not_a_number_is_refused_naming_it(
+    client, interviewer, loop
+):
+    target = item(loop, "serving-1")
+    seated(target, interviewer)
+    page = reverse("scoring:scorecard", args=[target.interview_id])
+    client.force_login(interviewer)
+    before = state()
+
+    response = client.post(
+        page, {f"q{target.pk}-question": "serving-1", f"q{target.pk}-rating": "3"},
+        HTTP_X_AUTOSAVE="1",
+    )  # fmt: skip
+
+    assert (response.status_code, response.json()["code"]) == (400, "bad_ids")
+    assert "serving-1" in response.json()["error"]
+    assert state() == before
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_swap_waits_for_a_save_in_flight_and_then_refuses_the_rated_question(
+    recruiter, interviewer, loop, world
+):
+    need("PostgreSQL", connection.vendor == "postgresql")
+    target = item(loop, "serving-1")
+    card = seated(target, interviewer)
+    saving = threading.Event()
+    release = threading.Event()
+
+    def save_and_hold() -> None:
+        # A save on its own connection: its card locked and its rating written, not
+        # yet committed when the swap starts.
+        try:
+            with transaction.atomic():
+                scorecards.scorecard_save_draft(
+                    scorecard=Scorecard(pk=card.pk), by=interviewer,
+                    ratings=[scorecards.RatingInput(item=target.pk, rating=3)],
+                )  # fmt: skip
+                saving.set()
+                release.wait(timeout=10)
+        finally:
+            connection.close()
+
+    outcome: list[Any] = []
+
+    def swap() -> None:
+        try:
+            outcome.append(
+                services.interview_question_swap(
+                    item=InterviewQuestion.objects.get(pk=target.pk),
+                    question=world.q["serving-3"],
+                )
+            )
+        except ApplicationError as exc:
+            outcome.append(exc)
+        finally:
+            connection.close()
+
+    saver = threading.Thread(target=save_and_hold)
+    saver.start()
+    assert saving.wait(timeout=10)
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    # Release the save once the swap waits on a lock (on the server's word), or has
+    # finished without waiting, which this test is here to catch.
+    while swapper.is_alive() and not lock_waited_on():
+        pass
+    release.set()
+    swapper.join(timeout=10)
+    saver.join(timeout=10)
+
+    (refused,) = outcome
+    assert isinstance(refused, ApplicationError) and refused.code == "question_rated"
+    target.refresh_from_db()
+    assert target.question.title == "serving-1"
+    assert list(QuestionRating.objects.values_list("item", "version")) == [
+        (target.pk, target.version_id)
+    ]
+
+
+def lock_waited_on() -> bool:
+    """Whether a session of this database waits on a lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+            " WHERE NOT l.granted AND a.datname = current_database()"
+        )
+        return cursor.fetchone() is not None

@@ -367,15 +367,15 @@ def test_it_lists_an_interviews_items_at_their_pinned_versions(world: World) -> 
         expected = [
             ("question", *row)
             for row in asked.values_list(
-                "id", "version_id", "version__scale_max", "question__title"
+                "id", "version_id", "version__scale_max", "question__title", "question_id"
             )
         ]
         expected += [
-            ("rubric", *row, None, None)
+            ("rubric", *row, None, None, None)
             for row in RubricItem.objects.filter(version__in=pinned).values_list("id", "version_id")
         ]
         expected += [
-            ("follow_up", *row, None, None)
+            ("follow_up", *row, None, None, None)
             for row in FollowUp.objects.filter(version__in=pinned).values_list("id", "version_id")
         ]
 
