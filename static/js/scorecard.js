@@ -36,17 +36,31 @@
 
   // The draft's version as this page last saved or loaded it: the server refuses a
   // save over a newer one (another tab or device), and this page then stops saving.
+  // A question swapped out of the interview since the page was opened is refused the
+  // same way: the page would rate a question that is no longer the one asked.
   const version = form.querySelector('input[name="version"]');
-  let changedElsewhere = false;
-  function stale() {
-    changedElsewhere = true;
+  const STALE = {
+    scorecard_changed_elsewhere: {
+      notice: "This draft was changed in another tab or on another device.",
+      status: "Not saved: this draft was changed elsewhere. Reload to continue.",
+    },
+    question_swapped: {
+      notice: "A question of this interview was swapped for another since you opened this page.",
+      status:
+        "Not saved: a question was swapped for another since you opened this page. " +
+        "Reload to continue.",
+    },
+  };
+  let changedElsewhere = null; // what changed under this page, once the server says so
+  function stale(code) {
+    changedElsewhere = STALE[code];
     const notice = document.createElement("p");
     notice.className = "notice";
     notice.id = "changed-elsewhere";
     notice.setAttribute("role", "alert");
     notice.textContent =
-      "This draft was changed in another tab or on another device. Your edits here " +
-      "since then are not saved. Reload the page to see the latest version.";
+      `${changedElsewhere.notice} Your edits here since then are not saved. ` +
+      "Reload the page to see the latest version.";
     const reload = document.createElement("button");
     reload.type = "button";
     reload.className = "button";
@@ -62,6 +76,8 @@
     scorecard_already_submitted: "this scorecard is already submitted.",
     scorecard_changed_elsewhere:
       "this draft was changed in another tab or on another device. Reload to continue.",
+    question_swapped:
+      "a question was swapped for another since you opened this page. Reload to continue.",
   };
   function refused(data) {
     const words = REFUSED[data.code] || data.error || "the server refused this change.";
@@ -96,7 +112,7 @@
           status.textContent = ok ? `Draft saved at ${data.saved_at}` : refused(data);
           status.classList.toggle("error-text", !ok);
           if (ok) version.value = data.version;
-          if (data.code === "scorecard_changed_elsewhere") stale();
+          if (STALE[data.code]) stale(data.code);
           settle(ok);
           if (ok && badge) {
             // The first save starts the draft: "Not started" no longer holds.
@@ -121,7 +137,7 @@
   function schedule(delay) {
     if (leaving) return;
     if (changedElsewhere) {
-      status.textContent = "Not saved: this draft was changed elsewhere. Reload to continue.";
+      status.textContent = changedElsewhere.status;
       return;
     }
     form.dataset.saved = "0";

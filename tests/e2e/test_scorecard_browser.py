@@ -7,8 +7,11 @@ from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
 from core.permissions import INTERVIEWER
+from interviews import services as interview_services
+from scoring.models import QuestionRating
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
+from tests.factories import make_question
 from tests.scoring.helpers import Built, Seat, build_loop, rubric, submitted
 
 pytestmark = pytest.mark.browser
@@ -225,6 +228,44 @@ def test_a_second_tab_is_told_when_the_first_saved_the_draft_and_stops_saving(
     alert.get_by_role("button", name="Reload").click()
     expect(phone.locator("textarea[name='summary']")).to_have_value("Written on the laptop")
     expect(phone.locator("#changed-elsewhere")).to_have_count(0)
+
+
+def test_a_page_opened_before_a_question_was_swapped_is_told_and_rates_nothing(
+    live_server, page, transactional_db
+) -> None:  # type: ignore[no-untyped-def]
+    # Nobody has rated yet, so the recruiter may still swap a question.
+    loop = build_loop(seats=[Seat(interviewers=[make_user("ines", INTERVIEWER)])])
+    interview = loop.interviews[0]
+    first = loop.questions(interview)[0]
+    sign_in(page, live_server, "ines")
+    page.wait_for_selector("button:has-text('Sign out')")
+    page.goto(f"{live_server.url}/interviews/{interview.pk}/scorecard/")
+    expect(page.locator(f"#item-{first.pk} h2")).to_contain_text("Slot 1 question 1")
+
+    # The recruiter swaps the first question while Ines has the page open, unrated.
+    extra = make_question(
+        role=loop.loop.role, title="Slot 1 question 5", competencies=[f"{loop.loop.role_id}-slot-1"]
+    )
+    interview_services.interview_question_swap(item=first, question=extra)
+    page.locator(f"label.anchor:has(input[name='q{first.pk}-rating'][value='3'])").click()
+
+    swapped = "a question was swapped for another since you opened this page. Reload to continue."
+    expect(page.locator("#autosave")).to_have_text(f"Not saved: {swapped}")
+    alert = page.locator("#changed-elsewhere")
+    expect(alert).to_contain_text(
+        "A question of this interview was swapped for another since you opened this page."
+    )
+    screenshot(page, "scorecard-question-swapped")
+    assert not QuestionRating.objects.exists()
+
+    # Reloading shows the question the interview now holds, ready to rate.
+    alert.get_by_role("button", name="Reload").click()
+    expect(page.locator(f"#item-{first.pk} h2")).to_contain_text("Slot 1 question 5")
+    page.locator(f"label.anchor:has(input[name='q{first.pk}-rating'][value='3'])").click()
+    wait_saved(page)
+    assert list(QuestionRating.objects.values_list("version__question__title", "rating")) == [
+        ("Slot 1 question 5", 3)
+    ]
 
 
 def test_ticking_not_asked_clears_and_disables_the_questions_answers(
