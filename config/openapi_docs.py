@@ -174,6 +174,7 @@ PAGE_ONLY_CODES = {
     "exercise_too_few_answers", "exercise_title_missing", "exercise_not_invited",
     "exercise_no_invitees", "exercise_closed", "exercise_answer_unknown",
     "exercise_answer_empty", "exercise_already_closed", "rating_not_a_number", "bad_ids",
+    "bad_question_id",
     # Taking an interview out of its loop is a page's (interviews.views.interview_remove).
     "interview_has_scorecards", "loop_needs_an_interview",
     # Role owners are set on a recruiter's page (kit.views.role_owners).

@@ -120,7 +120,7 @@ def interview_question_swap(
     (selectors.rated). Who may call this: interviews.editing.
     """
     _check_open(item.interview.loop)
-    _lock_scorecards(item.interview_id)
+    _lock_scorecards(item)
     if item.ratings.exists():  # scoring's ratings (the reverse of its FK)
         raise ApplicationError(
             f"'{item.question.title}' is rated on a scorecard already: it stays, so that "
@@ -147,17 +147,24 @@ def interview_question_swap(
     return item
 
 
-def _lock_scorecards(interview_id: int) -> None:
-    """Lock the interview's row and its scorecards' rows until the transaction ends.
+def _lock_scorecards(item: InterviewQuestion) -> None:
+    """Lock the item, its interview and the interview's scorecards until the
+    transaction ends, and read the item again under its lock.
 
     A scorecard save holds its card's row lock while it reads the interview's
     questions and writes ratings, and a new card's insert waits on a locked
     interview row (its foreign key). So a save that started first has committed
     its ratings when the caller's check runs, and a save or a new card that
-    starts meanwhile reads the questions as the caller leaves them.
+    starts meanwhile reads the questions as the caller leaves them. The item is
+    locked first, as an erasure or a removal changes items before the rest; its
+    lock lets a rating's insert through (NO KEY: not the key its foreign key reads).
     """
-    list(Interview.objects.select_for_update().filter(pk=interview_id).values_list("pk"))
-    scorecards = Interview(pk=interview_id).scorecards  # scoring's (the reverse of its FK)
+    locked = InterviewQuestion.objects.select_for_update(no_key=True).filter(pk=item.pk)
+    item.question_id, item.version_id, item.reason = locked.values_list(
+        "question_id", "version_id", "reason"
+    ).get()
+    list(Interview.objects.select_for_update().filter(pk=item.interview_id).values_list("pk"))
+    scorecards = Interview(pk=item.interview_id).scorecards  # scoring's (the reverse of its FK)
     list(scorecards.select_for_update().values_list("pk"))
 
 
@@ -446,6 +453,9 @@ def interview_remove(*, interview: Interview, by: User) -> None:
     started its scorecard, and for a loop's only interview (cancel the loop instead).
     """
     loop = Loop.objects.select_for_update().get(pk=interview.loop_id)
+    # Before its questions are deleted, as a swap locks it before changing one (no
+    # deadlock); a scorecard being started meanwhile is then committed, and seen below.
+    list(Interview.objects.select_for_update().filter(pk=interview.pk).values_list("pk"))
     _check_open(loop)
     refusal = selectors.removal_refusal(
         interview,

@@ -14,6 +14,18 @@ def _ints(values: list[str], field: str) -> tuple[int, ...]:
         raise ApplicationError(f"{field}: expected ids, got {values!r}", code="bad_ids") from None
 
 
+def _shown(raw: str, field: str) -> int | None:
+    """The question the page showed for an item (a swap since is refused, not rated)."""
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) == 0:
+        raise ApplicationError(
+            f"{field}: expected the id of the question the page showed, got {raw!r}",
+            code="bad_question_id",
+        )
+    return int(raw)
+
+
 def parse_scorecard(
     data: QueryDict, items: list[InterviewQuestion]
 ) -> tuple[str, str, list[RatingInput]]:
@@ -29,9 +41,7 @@ def parse_scorecard(
                 f"{item.question.title}: rating {raw!r} is not a number", code="rating_not_a_number"
             ) from None
         not_asked = data.get(prefix + "not_asked") == "on"
-        # The question the page showed: a question swapped since is refused, not rated.
-        shown = _ints([data.get(prefix + "question", "")], item.question.title)
-        question = shown[0] if shown else None
+        question = _shown(data.get(prefix + "question", ""), prefix + "question")
         entry = RatingInput(
             item=item.pk,
             question=question,

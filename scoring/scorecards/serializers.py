@@ -86,6 +86,7 @@ class RatingInputSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
+        min_value=1,
         help_text=(
             "id of the question the rating is about, as the interview showed it (its"
             " `question`). When given and the interview question has since been swapped"

@@ -408,6 +408,23 @@ def test_a_save_rating_the_question_a_swap_replaced_is_refused_and_writes_nothin
     ]
 
 
+def test_the_api_refuses_a_question_id_below_one_naming_the_field(interviewer, loop):
+    target = item(loop, "serving-1")
+    card = seated(target, interviewer)
+    before = state()
+
+    response = client_for(interviewer).put(
+        f"/api/v1/scorecards/{card.pk}/",
+        {"ratings": [{"item": target.pk, "question": 0, "rating": 3}]},
+        format="json",
+    )
+
+    assert field_errors(response) == {
+        "ratings.0.question": ["Ensure this value is greater than or equal to 1."]
+    }
+    assert state() == before
+
+
 def test_the_scorecard_page_sends_the_question_it_shows_and_autosave_refuses_a_swapped_one(
     client, interviewer, loop, world
 ):
@@ -447,8 +464,14 @@ def test_a_page_posting_a_question_id_that_is_not_a_number_is_refused_naming_it(
         HTTP_X_AUTOSAVE="1",
     )  # fmt: skip
 
-    assert (response.status_code, response.json()["code"]) == (400, "bad_ids")
-    assert "serving-1" in response.json()["error"]
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "error": f"q{target.pk}-question: expected the id of the question the page showed,"
+            " got 'serving-1'",
+            "code": "bad_question_id",
+        },
+    )
     assert state() == before
 
 
