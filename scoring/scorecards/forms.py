@@ -45,7 +45,7 @@ def parse_scorecard(
         entry = RatingInput(
             item=item.pk,
             question=question,
-            # Kept as posted: services._validate refuses a rated question not asked.
+            # Kept as posted: ratings.validated refuses a rated question not asked.
             rating=rating,
             not_asked=not_asked,
             not_asked_reason=data.get(prefix + "reason", ""),

@@ -3,7 +3,6 @@
 import logging
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -28,25 +27,12 @@ from scoring.models import (
 )
 from scoring.scorecards import closing, queries, selectors
 from scoring.scorecards import webhooks as webhook_payloads
+from scoring.scorecards.ratings import Item, RatingInput, validated
 
 log = logging.getLogger(__name__)
 
 # A submitted card rates at least this share of its interview's questions.
 MIN_RATED_SHARE = 0.5
-
-
-@dataclass(frozen=True)
-class RatingInput:
-    item: int
-    # The question the caller was shown for `item`: when given, a save refuses it if the
-    # interview has since swapped the question (Conflict), rather than rate another.
-    question: int | None = None
-    rating: int | None = None
-    not_asked: bool = False
-    not_asked_reason: str = ""
-    checked: tuple[int, ...] = ()
-    follow_ups_asked: tuple[int, ...] = ()
-    notes: str = ""
 
 
 # --- scorecards -------------------------------------------------------------------------
@@ -91,109 +77,13 @@ def _draft_create(*, interview_id: int, by: User, is_shadow: bool) -> Scorecard:
     )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class _Item:
-    """An interview question with what a rating of it may hold: its pinned version's
-    scale, rubric items and follow-ups."""
-
-    title: str
-    question_id: int
-    version_id: int
-    scale: int
-    rubric: frozenset[int]
-    follow_ups: frozenset[int]
-
-
-def _items(interview_id: int) -> dict[int, _Item]:
-    """Return the interview's questions by id, with the rubric items and follow-ups of
-    their pinned versions. One query: this runs on every autosave."""
-    rows = queries.interview_items(interview_id)
-    ticks: dict[tuple[int, str], set[int]] = {}
-    for kind, pk, version, _, _, _ in rows:
-        ticks.setdefault((version, kind), set()).add(pk)
-    return {
-        pk: _Item(
-            title=title,
-            question_id=question,
-            version_id=version,
-            scale=scale,
-            rubric=frozenset(ticks.get((version, "rubric"), ())),
-            follow_ups=frozenset(ticks.get((version, "follow_up"), ())),
-        )
-        for kind, pk, version, scale, title, question in rows
-        if kind == "question"
-    }
-
-
-def _validate(scorecard: Scorecard, ratings: Sequence[RatingInput]) -> dict[int, _Item]:
-    """Check every rating against the interview's questions and their pinned versions.
-
-    Returns the interview's questions by id. Raises ApplicationError naming the
-    first problem; nothing has been written when it does.
-    """
-    items = _items(scorecard.interview_id)
-    seen: set[int] = set()
-    for n, entry in enumerate(ratings, start=1):
-        where = f"ratings[{n}]"
-        item = items.get(entry.item)
-        if item is None:
-            raise ApplicationError(
-                f"{where}: question {entry.item} is not in this interview.",
-                code="question_not_in_interview",
-            )
-        if entry.item in seen:
-            raise ApplicationError(
-                f"{where}: question {entry.item} is rated twice.", code="question_rated_twice"
-            )
-        seen.add(entry.item)
-        title = item.title
-        if entry.question is not None and entry.question != item.question_id:
-            raise Conflict(
-                f"{where}: question {entry.item} of this interview is now '{title}': it was"
-                " swapped for another since you opened the scorecard. Reload it before you"
-                " rate it.",
-                code="question_swapped",
-            )
-        if entry.not_asked:
-            if entry.rating is not None:
-                raise ApplicationError(
-                    f"{where} ({title}): a question not asked has no rating.",
-                    code="rating_for_question_not_asked",
-                )
-            if entry.checked or entry.follow_ups_asked:
-                # Ticks on an unasked question would be kept with no rating to read them by.
-                raise ApplicationError(
-                    f"{where} ({title}): a question not asked has no rubric items checked"
-                    " or follow-ups asked.",
-                    code="not_asked_with_answers",
-                )
-        elif entry.rating is not None and not 1 <= entry.rating <= item.scale:
-            raise ApplicationError(
-                f"{where} ({title}): rating {entry.rating} is outside the scale 1–{item.scale}.",
-                code="rating_out_of_scale",
-            )
-        foreign = sorted(set(entry.checked) - item.rubric)
-        if foreign:
-            raise ApplicationError(
-                f"{where} ({title}): rubric item {foreign[0]} does not belong to this question.",
-                code="rubric_item_foreign",
-            )
-        foreign = sorted(set(entry.follow_ups_asked) - item.follow_ups)
-        if foreign:
-            raise ApplicationError(
-                f"{where} ({title}): follow-up {foreign[0]} does not belong to this question.",
-                code="follow_up_foreign",
-            )
-    return items
-
-
 def _write_ratings(
-    scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, _Item]
+    scorecard: Scorecard, ratings: Sequence[RatingInput], items: dict[int, Item]
 ) -> None:
     """Replace the card's ratings with `ratings`, in plain SQL: at most three DELETEs
     and three INSERTs whatever the number of ratings.
 
-    _validate has checked every rubric item and follow-up against the question's
+    ratings.validated has checked every rubric item and follow-up against the question's
     pinned version, so the link rows are written without loading those objects.
     The delete runs after the row lock, so it sees a concurrent save's committed
     ratings (on a card without ratings it is one SELECT that finds none).
@@ -299,7 +189,7 @@ def scorecard_save_draft(
         )
     _check_open(scorecard)
     _check_recommendation(recommendation)
-    items = _validate(scorecard, ratings)
+    items = validated(scorecard, ratings)
     scorecard.recommendation, scorecard.summary = recommendation, summary
     scorecard.updated_at = timezone.now()
     queries.draft_update(
@@ -466,7 +356,7 @@ def scorecard_amend(
         raise ApplicationError(
             "A submitted scorecard keeps an overall recommendation.", code="recommendation_missing"
         )
-    items = _validate(scorecard, ratings)
+    items = validated(scorecard, ratings)
     current = selectors.own_scorecard_get(user=by, pk=scorecard.pk)
     before = selectors.scorecard_as_dict(current)
     scorecard.recommendation = recommendation
