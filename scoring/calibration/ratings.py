@@ -189,6 +189,16 @@ class Cards:
     decision: np.ndarray  # the loop's decision, 1 hire, 0 no hire, NaN none
 
 
+class _OfCard:
+    """A field of Ratings.cards read per rating: the card's value for each rating."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, ratings: "Ratings", owner: type) -> np.ndarray:
+        return getattr(ratings.cards, self.name)[ratings.card]
+
+
 @dataclass(frozen=True)
 class Ratings:
     """The scope's ratings as numpy arrays: per rating its card (a position in
@@ -196,7 +206,7 @@ class Ratings:
 
     What a rating shares with its scorecard is kept once per card: a million
     ratings on two hundred thousand cards would otherwise take seven more
-    arrays of a million entries. The properties named like the card's fields
+    arrays of a million entries. The attributes named like the card's fields
     give them per rating (a new array each); subsets share `cards`, which may
     then hold cards without ratings (see rated).
     """
@@ -216,33 +226,14 @@ class Ratings:
     def scorecards(self) -> int:
         return int(np.count_nonzero(self.rated))
 
-    @property
-    def candidate(self) -> np.ndarray:
-        return self.cards.candidate[self.card]
-
-    @property
-    def interviewer(self) -> np.ndarray:
-        return self.cards.interviewer[self.card]
-
-    @property
-    def loop(self) -> np.ndarray:
-        return self.cards.loop[self.card]
-
-    @property
-    def recommendation(self) -> np.ndarray:
-        return self.cards.recommendation[self.card]
-
-    @property
-    def scorecard(self) -> np.ndarray:
-        return self.cards.scorecard[self.card]
-
-    @property
-    def level(self) -> np.ndarray:
-        return self.cards.level[self.card]
-
-    @property
-    def decision(self) -> np.ndarray:
-        return self.cards.decision[self.card]
+    # What a rating shares with its card, per rating (a new array each read).
+    scorecard = _OfCard()
+    candidate = _OfCard()
+    interviewer = _OfCard()
+    loop = _OfCard()
+    level = _OfCard()
+    recommendation = _OfCard()
+    decision = _OfCard()
 
     def only(self, level: Level | None) -> "Ratings":
         """Return the ratings of one level (all of them for None)."""
