@@ -18,12 +18,16 @@ def _shown(raw: str, field: str) -> int | None:
     """The question the page showed for an item (a swap since is refused, not rated)."""
     if not raw:
         return None
-    if not raw.isdigit() or int(raw) == 0:
+    try:
+        shown = int(raw)
+    except ValueError:
+        shown = 0
+    if shown < 1:
         raise ApplicationError(
             f"{field}: expected the id of the question the page showed, got {raw!r}",
             code="bad_question_id",
         )
-    return int(raw)
+    return shown
 
 
 def parse_scorecard(

@@ -450,8 +450,9 @@ def test_the_scorecard_page_sends_the_question_it_shows_and_autosave_refuses_a_s
     assert state() == before
 
 
+@pytest.mark.parametrize("posted", ["serving-1", "²", "0", "-3"])
 def test_a_page_posting_a_question_id_that_is_not_a_number_is_refused_naming_it(
-    client, interviewer, loop
+    client, interviewer, loop, posted
 ):
     target = item(loop, "serving-1")
     seated(target, interviewer)
@@ -460,7 +461,7 @@ def test_a_page_posting_a_question_id_that_is_not_a_number_is_refused_naming_it(
     before = state()
 
     response = client.post(
-        page, {f"q{target.pk}-question": "serving-1", f"q{target.pk}-rating": "3"},
+        page, {f"q{target.pk}-question": posted, f"q{target.pk}-rating": "3"},
         HTTP_X_AUTOSAVE="1",
     )  # fmt: skip
 
@@ -468,7 +469,7 @@ def test_a_page_posting_a_question_id_that_is_not_a_number_is_refused_naming_it(
         400,
         {
             "error": f"q{target.pk}-question: expected the id of the question the page showed,"
-            " got 'serving-1'",
+            f" got {posted!r}",
             "code": "bad_question_id",
         },
     )
