@@ -19,6 +19,14 @@ Authorization header, else the session cookie (hashed; neither is stored). A
 request without either is not remembered: it can create nothing anyway. A 5xx
 answer is not kept, so the retry runs again. Keys live 24 hours.
 
+Only an answer given to an authenticated caller is kept, and not a 401, 403 or
+404 (NOT_KEPT): a request that fails authentication (a bad or expired token or
+session) leaves no row, so anyone can send keys without filling the store, and
+a refusal of access wrote nothing a replay would protect; kept, it would answer
+a retry with a stale refusal after the caller is given access. Its claim row
+(what makes a concurrent twin wait with 409) is deleted when the answer is.
+Other refusals (400, 409, 422) are kept: the same request gets the same answer.
+
 A kept answer copies what it showed (a candidate's name and contact details, a
 debrief's free text): erasing a candidate deletes the answers about them
 (idempotent_requests_about_delete).
@@ -42,6 +50,8 @@ HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 LIFETIME = timedelta(hours=24)
 PREFIX = "/api/v1/"
+# Refusals of who the caller is or what they may see: not kept (see the module's docstring).
+NOT_KEPT = frozenset({401, 403, 404})
 
 
 class IdempotentRequest(models.Model):
@@ -79,6 +89,12 @@ def _caller(request: HttpRequest) -> str | None:
         settings.SESSION_COOKIE_NAME
     )
     return _sha256(credentials.encode()) if credentials else None
+
+
+def _authenticated(request: HttpRequest) -> bool:
+    # DRF's Request sets the user it authenticated on the HttpRequest it wraps.
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated)
 
 
 def _names_candidate(value: Any, candidate_id: int) -> bool:
@@ -167,7 +183,12 @@ class IdempotencyMiddleware:
         except IntegrityError:
             return self._repeat(request, caller, key, fingerprint)
         response = self.get_response(request)
-        if response.status_code >= 500 or getattr(response, "streaming", False):
+        if (
+            response.status_code >= 500
+            or response.status_code in NOT_KEPT
+            or getattr(response, "streaming", False)
+            or not _authenticated(request)
+        ):
             claim.delete()  # let the retry run again
             return response
         claim.status = response.status_code
