@@ -28,7 +28,8 @@ a retry with a stale refusal after the caller is given access. Its claim row
 Other refusals (400, 409, 422) are kept: the same request gets the same answer.
 
 A kept answer copies what it showed (a candidate's name and contact details, a
-debrief's free text): erasing a candidate deletes the answers about them
+debrief's free text): a candidate's export shows the answers about them
+(idempotent_requests_about) and erasing them deletes those answers
 (idempotent_requests_about_delete).
 """
 
@@ -115,32 +116,36 @@ def _names_candidate(value: Any, candidate_id: int) -> bool:
     return any(_names_candidate(v, candidate_id) for v in value.values())
 
 
-def idempotent_requests_about_delete(*, candidate_id: int, mentions: Callable[[Any], bool]) -> int:
-    """Delete every kept answer about the candidate, for an erasure; return how many.
+def idempotent_requests_about(
+    *, candidate_id: int, mentions: Callable[[Any], bool]
+) -> list[IdempotentRequest]:
+    """Return every kept answer about the candidate, oldest first, for an export or erasure.
 
     An answer is about them when its Location is theirs, its JSON shows them by id
     (see _names_candidate) or `mentions` finds their name or free text in it. An
     answer still being made (no status yet) is left to the request making it.
     """
     location = re.compile(rf"/candidates/{candidate_id}/$")
-    doomed = []
-    for pk, body, where in (
-        IdempotentRequest.objects.filter(status__isnull=False)
-        .values_list("pk", "body", "location")
-        .iterator()
-    ):
-        text = bytes(body).decode("utf-8", "replace")
+    about = []
+    for kept in IdempotentRequest.objects.filter(status__isnull=False).order_by("pk").iterator():
+        text = bytes(kept.body).decode("utf-8", "replace")
         try:
             parsed: Any = json.loads(text) if text else None
         except ValueError:
             parsed = text
         if (
-            location.search(where)
+            location.search(kept.location)
             or _names_candidate(parsed, candidate_id)
             or mentions(parsed)
-            or mentions(where)
+            or mentions(kept.location)
         ):
-            doomed.append(pk)
+            about.append(kept)
+    return about
+
+
+def idempotent_requests_about_delete(*, candidate_id: int, mentions: Callable[[Any], bool]) -> int:
+    """Delete every kept answer about the candidate, for an erasure; return how many."""
+    doomed = [r.pk for r in idempotent_requests_about(candidate_id=candidate_id, mentions=mentions)]
     IdempotentRequest.objects.filter(pk__in=doomed).delete()
     return len(doomed)
 
