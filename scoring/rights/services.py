@@ -15,7 +15,7 @@ from core.models import AuditEvent
 from core.outbox.services import emails_about_loops_delete
 from core.services import audit_event_record as audit
 from core.webhooks.services import webhook_event_details_erase
-from interviews.models import Candidate, Interview, InterviewQuestion
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from scoring.models import Amendment, CalibrationSnapshot
 from scoring.rights import inventory, selectors, traces
 from scoring.rights.inventory import Treatment
@@ -54,6 +54,9 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
     candidate = Candidate.objects.select_for_update().get(pk=candidate.pk)
     if candidate.erased_at is not None:
         raise Conflict("This candidate's data was already erased.", code="candidate_already_erased")
+    # Their loops before any of their rows below: a cancel or an interview's removal
+    # locks the loop first too, so none of them waits on a row this erasure holds.
+    list(Loop.objects.select_for_update().filter(candidate=candidate).values_list("pk"))
     loops = selectors.candidate_loops(candidate=candidate)
     found = traces.footprint(
         candidate=candidate, loops=loops, names=traces.earlier_names(candidate=candidate)
@@ -86,7 +89,8 @@ def _own_rows() -> Iterator[tuple[type[models.Model], str, dict[str, inventory.C
 
     Questions of their interviews come before the interviews and scorecards: a swap
     locks its item first, then the interview and its cards, so an erasure that
-    changes them in the same order cannot deadlock with it.
+    changes them in the same order (their loops locked before all) cannot deadlock
+    with it.
     """
     paths = inventory.own_row_paths()
     for model in sorted(paths, key=lambda m: m is not InterviewQuestion):
