@@ -121,6 +121,15 @@ def test_a_request_that_fails_authentication_writes_nothing_to_the_store(
 
 
 @pytest.mark.django_db
+def test_a_request_without_credentials_writes_nothing_to_the_store() -> None:
+    response = APIClient().post(CANDIDATES, {"name": "Grace Hopper"}, HTTP_IDEMPOTENCY_KEY="anon-0")
+
+    assert detail(response, 401, "not_authenticated") == NOT_SIGNED_IN
+    assert IdempotentRequest.objects.count() == 0
+    assert Candidate.objects.count() == 0
+
+
+@pytest.mark.django_db
 def test_an_unknown_session_cookie_writes_nothing_to_the_store() -> None:
     client = APIClient()
     client.cookies["sessionid"] = "no-such-session"
