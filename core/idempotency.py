@@ -19,8 +19,17 @@ Authorization header, else the session cookie (hashed; neither is stored). A
 request without either is not remembered: it can create nothing anyway. A 5xx
 answer is not kept, so the retry runs again. Keys live 24 hours.
 
+Only an answer given to an authenticated caller is kept, and not a 401, 403 or
+404 (NOT_KEPT): a request that fails authentication (a bad or expired token or
+session) leaves no row, so anyone can send keys without filling the store, and
+a refusal of access wrote nothing a replay would protect; kept, it would answer
+a retry with a stale refusal after the caller is given access. Its claim row
+(what makes a concurrent twin wait with 409) is deleted when the answer is.
+Other refusals (400, 409, 422) are kept: the same request gets the same answer.
+
 A kept answer copies what it showed (a candidate's name and contact details, a
-debrief's free text): erasing a candidate deletes the answers about them
+debrief's free text): a candidate's export shows the answers about them
+(idempotent_requests_about) and erasing them deletes those answers
 (idempotent_requests_about_delete).
 """
 
@@ -42,6 +51,8 @@ HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 LIFETIME = timedelta(hours=24)
 PREFIX = "/api/v1/"
+# Refusals of who the caller is or what they may see: not kept (see the module's docstring).
+NOT_KEPT = frozenset({401, 403, 404})
 
 
 class IdempotentRequest(models.Model):
@@ -81,6 +92,12 @@ def _caller(request: HttpRequest) -> str | None:
     return _sha256(credentials.encode()) if credentials else None
 
 
+def _authenticated(request: HttpRequest) -> bool:
+    # DRF's Request sets the user it authenticated on the HttpRequest it wraps.
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated)
+
+
 def _names_candidate(value: Any, candidate_id: int) -> bool:
     """Whether the JSON value shows the candidate by id: as a candidate (an id with an
     email), under a "candidate" key (an id or a nested candidate) or "candidate_id"."""
@@ -99,32 +116,36 @@ def _names_candidate(value: Any, candidate_id: int) -> bool:
     return any(_names_candidate(v, candidate_id) for v in value.values())
 
 
-def idempotent_requests_about_delete(*, candidate_id: int, mentions: Callable[[Any], bool]) -> int:
-    """Delete every kept answer about the candidate, for an erasure; return how many.
+def idempotent_requests_about(
+    *, candidate_id: int, mentions: Callable[[Any], bool]
+) -> list[IdempotentRequest]:
+    """Return every kept answer about the candidate, oldest first, for an export or erasure.
 
     An answer is about them when its Location is theirs, its JSON shows them by id
     (see _names_candidate) or `mentions` finds their name or free text in it. An
     answer still being made (no status yet) is left to the request making it.
     """
     location = re.compile(rf"/candidates/{candidate_id}/$")
-    doomed = []
-    for pk, body, where in (
-        IdempotentRequest.objects.filter(status__isnull=False)
-        .values_list("pk", "body", "location")
-        .iterator()
-    ):
-        text = bytes(body).decode("utf-8", "replace")
+    about = []
+    for kept in IdempotentRequest.objects.filter(status__isnull=False).order_by("pk").iterator():
+        text = bytes(kept.body).decode("utf-8", "replace")
         try:
             parsed: Any = json.loads(text) if text else None
         except ValueError:
             parsed = text
         if (
-            location.search(where)
+            location.search(kept.location)
             or _names_candidate(parsed, candidate_id)
             or mentions(parsed)
-            or mentions(where)
+            or mentions(kept.location)
         ):
-            doomed.append(pk)
+            about.append(kept)
+    return about
+
+
+def idempotent_requests_about_delete(*, candidate_id: int, mentions: Callable[[Any], bool]) -> int:
+    """Delete every kept answer about the candidate, for an erasure; return how many."""
+    doomed = [r.pk for r in idempotent_requests_about(candidate_id=candidate_id, mentions=mentions)]
     IdempotentRequest.objects.filter(pk__in=doomed).delete()
     return len(doomed)
 
@@ -167,7 +188,12 @@ class IdempotencyMiddleware:
         except IntegrityError:
             return self._repeat(request, caller, key, fingerprint)
         response = self.get_response(request)
-        if response.status_code >= 500 or getattr(response, "streaming", False):
+        if (
+            response.status_code >= 500
+            or response.status_code in NOT_KEPT
+            or getattr(response, "streaming", False)
+            or not _authenticated(request)
+        ):
             claim.delete()  # let the retry run again
             return response
         claim.status = response.status_code

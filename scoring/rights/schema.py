@@ -266,6 +266,16 @@ class ExportedWebhookEventSerializer(serializers.Serializer):
     )
 
 
+class ExportedKeptAnswerSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField(help_text="the Idempotency-Key the POST was sent with")
+    created_at = when()
+    status = serializers.IntegerField(help_text="the answer's HTTP status")
+    content_type = serializers.CharField()
+    location = serializers.CharField(help_text="its Location header; blank if none")
+    body = serializers.CharField(help_text="the answer's body, as it was sent (text)")
+
+
 class CandidateExportSerializer(serializers.Serializer):
     candidate = ExportedCandidateSerializer()
     loops = ExportedLoopSerializer(many=True, help_text="oldest first")
@@ -280,6 +290,11 @@ class CandidateExportSerializer(serializers.Serializer):
     )
     webhook_events = ExportedWebhookEventSerializer(
         many=True, help_text="events about them sent to the company's other systems"
+    )
+    kept_answers = ExportedKeptAnswerSerializer(
+        many=True,
+        help_text="answers to POSTs sent with an Idempotency-Key that show them, kept 24"
+        " hours so that a retry gets the same answer",
     )
 
 
@@ -396,6 +411,7 @@ def _export_example() -> dict[str, Any]:
         ],
         "admin_log": [],
         "webhook_events": [],
+        "kept_answers": [],
     }  # fmt: skip
 
 

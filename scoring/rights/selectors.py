@@ -6,7 +6,9 @@ column of its table; foreign keys as ``{"id": ..}`` plus a readable label
 where one was read with the row; who first read each loop's other cards
 (FeedbackRead). Then what is held about them elsewhere
 (see traces): their rows of the latest calibration snapshots, the audit
-events and admin log entries that name or target them.
+events and admin log entries that name or target them, the webhook events
+about them, and the kept answers to keyed POSTs that show them
+(core.idempotency: the answer as it was sent, not whose credentials asked).
 """
 
 import datetime
@@ -18,6 +20,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Prefetch
 
+from core.idempotency import IdempotentRequest, idempotent_requests_about
 from core.models import AuditEvent
 from core.webhooks.selectors import webhook_events_about
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
@@ -87,6 +90,25 @@ def candidate_record(*, candidate: Candidate) -> dict[str, Any]:
             }
             for event in webhook_events_about(candidate_id=candidate.pk)
         ],
+        "kept_answers": [
+            _kept_answer(kept)
+            for kept in idempotent_requests_about(
+                candidate_id=candidate.pk, mentions=by_name.mentions
+            )
+        ],
+    }
+
+
+def _kept_answer(kept: IdempotentRequest) -> dict[str, Any]:
+    # Not the caller and fingerprint: hashes of a colleague's credentials and request.
+    return {
+        "id": kept.pk,
+        "key": kept.key,
+        "created_at": kept.created_at.isoformat(),
+        "status": kept.status,
+        "content_type": kept.content_type,
+        "location": kept.location,
+        "body": bytes(kept.body).decode("utf-8", "replace"),
     }
 
 

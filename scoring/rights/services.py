@@ -1,12 +1,12 @@
 """Writes for candidate data rights: the audited export and erasure."""
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from config.exceptions import Conflict
@@ -16,8 +16,9 @@ from core.outbox.services import emails_about_loops_delete
 from core.services import audit_event_record as audit
 from core.webhooks.services import webhook_event_details_erase
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
-from scoring.models import Amendment, CalibrationSnapshot, QuestionRating, Scorecard
-from scoring.rights import selectors, traces
+from scoring.models import Amendment, CalibrationSnapshot
+from scoring.rights import inventory, selectors, traces
+from scoring.rights.inventory import Treatment
 from scoring.rights.redaction import ERASED, FREE_TEXT_KEYS, Redactor, erased_name
 
 
@@ -35,10 +36,12 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
     Ratings, recommendations, rubric ticks and decisions stay, attached to an
     anonymous candidate, so calibration statistics do not change. What goes:
 
-    1. in their own rows: name, contact details and notes; scorecard summaries
-       (drafts too), rating notes and not-asked reasons; decision rationales;
-       amendment reasons and their before/after copies of the text; the name
-       where an interview title or assignment reason repeats it;
+    1. in their own rows (every table with a chain of foreign keys to them),
+       each text column as inventory.OWN_ROWS says: name, contact details and
+       notes; scorecard summaries (drafts too), rating notes and not-asked
+       reasons; decision rationales and cancel reasons; the loop's warnings;
+       why each question was picked or swapped in; amendment reasons and their
+       before/after copies of the text; interview titles go back to their slot's;
     2. in copies elsewhere (see traces and redaction): their name and free text
        in audit events (each kept, with its actor and time), admin log
        entries and every stored calibration snapshot's candidate rows (the kept
@@ -51,11 +54,14 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
     candidate = Candidate.objects.select_for_update().get(pk=candidate.pk)
     if candidate.erased_at is not None:
         raise Conflict("This candidate's data was already erased.", code="candidate_already_erased")
+    # Their loops before any of their rows below: a cancel or an interview's removal
+    # locks the loop first too, so none of them waits on a row this erasure holds.
+    list(Loop.objects.select_for_update().filter(candidate=candidate).values_list("pk"))
     loops = selectors.candidate_loops(candidate=candidate)
     found = traces.footprint(
         candidate=candidate, loops=loops, names=traces.earlier_names(candidate=candidate)
     )
-    texts = _free_texts(candidate, loops)
+    texts = _free_texts(candidate)
     redactor = Redactor.of(names=found.names, texts=texts, replacement=erased_name(candidate.pk))
     # The copies first: they are found by what they say, which step 1 erases.
     copies = {
@@ -71,29 +77,45 @@ def candidate_erase(*, candidate: Candidate, by: User) -> Candidate:
         # Emails not sent yet name the candidate (a sent one keeps no text).
         "unsent_emails": emails_about_loops_delete(loop_ids=[loop.pk for loop in loops]),
     }
-    candidate.name = redactor.replacement
-    candidate.email = candidate.phone = candidate.notes = ""
-    candidate.erased_at = timezone.now()
-    candidate.save()
-    _own_rows_erase(candidate, loops, redactor)
+    _own_rows_erase(candidate, redactor)
+    Candidate.objects.filter(pk=candidate.pk).update(erased_at=timezone.now())
+    candidate.refresh_from_db()
     audit(actor=by, action="candidate.erased", target=f"candidate {candidate.pk}", **copies)
     return candidate
 
 
-def _free_texts(candidate: Candidate, loops: Sequence[Loop]) -> Iterator[str]:
-    """Yield every free text held about the candidate, to find where it was copied."""
-    yield from (candidate.email, candidate.phone, candidate.notes)
-    for loop in loops:
-        yield loop.decision_rationale
-        for interview in loop.interviews.all():
-            for card in interview.scorecards.all():
-                yield card.summary
-                for rating in card.ratings.all():
-                    yield from (rating.notes, rating.not_asked_reason)
-                for amendment in card.amendments.all():
-                    yield amendment.reason
-                    yield from _texts_in(amendment.before)
-                    yield from _texts_in(amendment.after)
+def _own_rows() -> Iterator[tuple[type[models.Model], str, dict[str, inventory.Column]]]:
+    """Yield each table of the candidate's own rows, its lookup to them and its columns.
+
+    Questions of their interviews come before the interviews and scorecards: a swap
+    locks its item first, then the interview and its cards, so an erasure that
+    changes them in the same order (their loops locked before all) cannot deadlock
+    with it.
+    """
+    paths = inventory.own_row_paths()
+    for model in sorted(paths, key=lambda m: m is not InterviewQuestion):
+        yield model, paths[model], inventory.OWN_ROWS[model._meta.label]
+
+
+def _free_texts(candidate: Candidate) -> Iterator[str]:
+    """Yield every free text held about the candidate (the inventory's searched
+    columns of their own rows), to find where it was copied."""
+    for model, path, columns in _own_rows():
+        searched = [name for name, column in columns.items() if column.searched]
+        if not searched:
+            continue
+        rows = model._default_manager.filter(**{path: candidate.pk})
+        if model is Interview:
+            rows = rows.select_related("slot")
+        for row in rows:
+            for name in searched:
+                value = getattr(row, name)
+                if isinstance(row, Interview) and value == _slot_title(row):
+                    continue  # the template's words, not theirs
+                if isinstance(value, str):
+                    yield value
+                else:
+                    yield from _texts_in(value)
 
 
 def _texts_in(value: Any) -> Iterator[str]:
@@ -161,29 +183,57 @@ def _snapshots_redact(found: traces.Footprint, redactor: Redactor) -> int:
     return len(snapshots)
 
 
-def _own_rows_erase(candidate: Candidate, loops: Sequence[Loop], redactor: Redactor) -> None:
-    Loop.objects.filter(candidate=candidate).exclude(decision_rationale="").update(
-        decision_rationale=ERASED
-    )
-    interviews = [i for loop in loops for i in loop.interviews.all()]
-    titled = [i for i in interviews if redactor.mentions(i.title)]
-    for interview in titled:
-        interview.title = redactor.text(interview.title)[:120]
-    Interview.objects.bulk_update(titled, ["title"], batch_size=500)
-    items = [q for i in interviews for q in i.questions.all() if redactor.mentions(q.reason)]
-    for item in items:
-        item.reason = redactor.text(item.reason)[:300]
-    InterviewQuestion.objects.bulk_update(items, ["reason"], batch_size=500)
-    cards = Scorecard.objects.filter(interview__loop__candidate=candidate)
-    cards.update(summary="")
-    QuestionRating.objects.filter(scorecard__in=cards).update(notes="", not_asked_reason="")
-    cards_read = [card for i in interviews for card in i.scorecards.all()]
-    amendments = [a for card in cards_read for a in card.amendments.all()]
-    for amendment in amendments:
-        amendment.reason = ERASED
-        amendment.before = redactor.value(_without_text(amendment.before), about_them=True)
-        amendment.after = redactor.value(_without_text(amendment.after), about_them=True)
-    Amendment.objects.bulk_update(amendments, ["reason", "before", "after"], batch_size=500)
+Rows = models.QuerySet[Any]
+
+
+def _own_rows_erase(candidate: Candidate, redactor: Redactor) -> None:
+    """Treat each text column of their own rows as the inventory says: ERASED ones
+    here, REWRITTEN ones by their step (REWRITES)."""
+    for model, path, columns in _own_rows():
+        rows = model._default_manager.filter(**{path: candidate.pk})
+        for name, column in columns.items():
+            if column.treatment is Treatment.ERASED:
+                # Blank text stays blank: "(erased)" says there was something.
+                changed = rows.exclude(**{name: ""}) if column.to == ERASED else rows
+                changed.update(**{name: column.to})
+            elif column.treatment is Treatment.REWRITTEN:
+                REWRITES[(model._meta.label, name)](rows, redactor)
+
+
+def _name_replace(rows: Rows, redactor: Redactor) -> None:
+    rows.update(name=redactor.replacement)
+
+
+def _slot_title(interview: Interview) -> str:
+    return interview.slot.title if interview.slot is not None else f"Interview {interview.order}"
+
+
+def _interview_titles_reset(rows: Rows, redactor: Redactor) -> None:
+    changed = [i for i in rows.select_related("slot") if i.title != _slot_title(i)]
+    for interview in changed:
+        interview.title = _slot_title(interview)
+    Interview.objects.bulk_update(changed, ["title"], batch_size=500)
+
+
+def _amendment_copies_rewrite(name: str) -> Callable[[Rows, Redactor], None]:
+    def rewrite(rows: Rows, redactor: Redactor) -> None:
+        amendments = list(rows)
+        for amendment in amendments:
+            copy = _without_text(getattr(amendment, name))
+            setattr(amendment, name, redactor.value(copy, about_them=True))
+        Amendment.objects.bulk_update(amendments, [name], batch_size=500)
+
+    return rewrite
+
+
+# The step that rewrites each REWRITTEN column (tests/scoring/rights/test_inventory.py
+# checks there is one for each).
+REWRITES: dict[tuple[str, str], Callable[[Rows, Redactor], None]] = {
+    ("interviews.Candidate", "name"): _name_replace,
+    ("interviews.Interview", "title"): _interview_titles_reset,
+    ("scoring.Amendment", "before"): _amendment_copies_rewrite("before"),
+    ("scoring.Amendment", "after"): _amendment_copies_rewrite("after"),
+}
 
 
 def _without_text(card: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from interviews import api as interviews_api
 from interviews.models import Candidate
 from kit.models import Competency, Role
 from tests.conftest import make_user
-from tests.problems import detail, field_errors
+from tests.problems import NOT_ALLOWED, NOT_FOUND, NOT_SIGNED_IN, detail, field_errors
 
 CANDIDATES = "/api/v1/candidates/"
 
@@ -94,6 +94,75 @@ def test_a_refusal_is_kept_too_so_a_retry_gets_the_same_refusal(recruiter: User)
     assert field_errors(first) == field_errors(again)
     assert again["Idempotent-Replayed"] == "true"
     assert Candidate.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        {"HTTP_AUTHORIZATION": "Bearer not-a-real-token"},
+        {"HTTP_AUTHORIZATION": "Token not-a-real-token"},
+    ],
+)
+def test_a_request_that_fails_authentication_writes_nothing_to_the_store(
+    credentials: dict[str, str],
+) -> None:
+    client = APIClient()
+    client.credentials(**credentials)
+
+    first = client.post(CANDIDATES, {"name": "Grace Hopper"}, HTTP_IDEMPOTENCY_KEY="anon-1")
+    again = client.post(CANDIDATES, {"name": "Grace Hopper"}, HTTP_IDEMPOTENCY_KEY="anon-1")
+
+    for response in (first, again):
+        assert detail(response, 401, "authentication_failed") == "Invalid token."
+        assert "WWW-Authenticate" in response and "Idempotent-Replayed" not in response
+    assert IdempotentRequest.objects.count() == 0
+    assert Candidate.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_request_without_credentials_writes_nothing_to_the_store() -> None:
+    response = APIClient().post(CANDIDATES, {"name": "Grace Hopper"}, HTTP_IDEMPOTENCY_KEY="anon-0")
+
+    assert detail(response, 401, "not_authenticated") == NOT_SIGNED_IN
+    assert IdempotentRequest.objects.count() == 0
+    assert Candidate.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_an_unknown_session_cookie_writes_nothing_to_the_store() -> None:
+    client = APIClient()
+    client.cookies["sessionid"] = "no-such-session"
+
+    response = client.post(CANDIDATES, {"name": "Grace Hopper"}, HTTP_IDEMPOTENCY_KEY="anon-2")
+
+    assert detail(response, 401, "not_authenticated") == NOT_SIGNED_IN
+    assert IdempotentRequest.objects.count() == 0
+    assert Candidate.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_refusal_of_access_is_not_kept_so_a_retry_once_allowed_runs(
+    recruiter: User, interviewer: User
+) -> None:
+    # 403: an interviewer may not create candidates; 404: nor see a loop to decide.
+    client = signed_in(interviewer)
+    created = signed_in(recruiter).post(CANDIDATES, {"name": "Ada"}, HTTP_IDEMPOTENCY_KEY="mine")
+    kept = list(IdempotentRequest.objects.values_list("pk", flat=True))
+
+    forbidden = client.post(CANDIDATES, {"name": "Grace Hopper"}, HTTP_IDEMPOTENCY_KEY="k-403")
+    missing = client.post(
+        f"{CANDIDATES}{created.json()['id']}/erase/", {}, HTTP_IDEMPOTENCY_KEY="k-404"
+    )
+
+    assert detail(forbidden, 403, "permission_denied") == NOT_ALLOWED
+    assert detail(missing, 404, "not_found") == NOT_FOUND
+    assert list(IdempotentRequest.objects.values_list("pk", flat=True)) == kept
+    assert Candidate.objects.count() == 1
+    # Once allowed, the same key and request runs instead of replaying the refusal.
+    interviewer.groups.set(recruiter.groups.all())
+    allowed = client.post(CANDIDATES, {"name": "Grace Hopper"}, HTTP_IDEMPOTENCY_KEY="k-403")
+    assert allowed.status_code == 201 and "Idempotent-Replayed" not in allowed
 
 
 @pytest.mark.django_db

@@ -38,6 +38,7 @@ from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.rights import services as rights_services
 from scoring.scorecards import services
+from tests.factories import make_question
 from tests.scoring.helpers import Seat, build_loop, draft, ratings_for, submitted
 
 MARK = "qzmarker"
@@ -180,3 +181,41 @@ def seed(
         control_event=control,
         control_entry=entry,
     )
+
+
+def seed_every_column(*, seeded: Seeded, recruiter: User, mark: str = MARK) -> Loop:
+    """Add what seed() leaves out, so that every column that can hold a candidate's data
+    (scoring.rights.inventory) holds the marker: a second loop, cancelled with a reason,
+    with an interview added under a title a recruiter typed (its shortfall warning
+    quotes it) and a question swapped in with a reason. Return the loop.
+    """
+    slug = seeded.interviews[0].competencies[0]
+    loop = interview_services.loop_create(
+        candidate=seeded.candidate, role=seeded.loop.role, level=seeded.loop.level, by=recruiter
+    )
+    for n in range(2):
+        make_question(role=loop.role, title=f"Extra question {n}", competencies=[slug])
+    added = interview_services.interview_add(
+        loop=loop, title=f"Casey's {mark} chat", minutes=45, competencies=[slug],
+        question_count=3, by=recruiter,
+    )  # fmt: skip
+    assert added.title in loop_warnings(loop)
+    spare = make_question(role=loop.role, title="Extra question 2", competencies=[slug])
+    api = APIClient()
+    api.force_authenticate(recruiter)
+    item = added.questions.order_by("order").first()
+    assert item is not None
+    swapped = api.post(
+        f"/api/v1/interviews/{added.pk}/swap/",
+        {"item": item.pk, "question": spare.pk, "reason": f"{mark} wanted more depth"},
+    )
+    assert swapped.status_code == 200, swapped.content
+    cancelled = api.post(f"/api/v1/loops/{loop.pk}/cancel/", {"reason": f"{mark} withdrew"})
+    assert cancelled.status_code == 200, cancelled.content
+    loop.refresh_from_db()
+    return loop
+
+
+def loop_warnings(loop: Loop) -> str:
+    loop.refresh_from_db()
+    return " ".join(loop.warnings)

@@ -56,6 +56,7 @@ def test_a_candidates_export_matches_the_schema(recruiter: User, seeded: Seeded)
     assert any(card["amendments"] for card in cards)
     assert body["loops"][0]["feedback_reads"]
     assert body["calibration"] and body["audit_events"] and body["admin_log"]
+    assert body["kept_answers"]  # the keyed decision's answer
     assert errors(EXPORT, body) == []
 
 
