@@ -141,19 +141,23 @@ def external_identity_link(
     if identity is not None and not move:
         raise ValidationError(
             {
-                "subject": f"Subject {subject} at {issuer} is already linked to the account "
-                f"{identity.user.username}."
-            },
-            code="linked_elsewhere",
+                "subject": ValidationError(
+                    f"Subject {subject} at {issuer} is already linked to the account "
+                    f"{identity.user.username}.",
+                    code="linked_elsewhere",
+                )
+            }
         )
     other = ExternalIdentity.objects.filter(issuer=issuer, user=user).first()
     if other is not None:
         raise ValidationError(
             {
-                "user": f"{user.username} is already linked to subject {other.subject} at "
-                f"{issuer}; unlink that first."
-            },
-            code="account_linked",
+                "user": ValidationError(
+                    f"{user.username} is already linked to subject {other.subject} at "
+                    f"{issuer}; unlink that first.",
+                    code="account_linked",
+                )
+            }
         )
     moved: dict[str, object] = {}
     if identity is None:

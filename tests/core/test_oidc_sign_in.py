@@ -4,10 +4,12 @@ another account of the same username or email), and every way a sign-in is refus
 the page that says why and nothing written."""
 
 from collections.abc import Iterator
+from io import StringIO
 from urllib.parse import urlsplit
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 from django.test import Client
 
 from core.accounts.models import ExternalIdentity
@@ -295,6 +297,24 @@ def test_an_account_an_earlier_sign_in_made_is_not_found_by_its_username(client,
     assert (old.email, groups_of(old)) == ("lena@old.example", {INTERVIEWER})
 
 
+def test_an_administrator_gives_such_an_account_back_to_its_person(client, provider, site):
+    """The way back for an account an earlier sign-in made (README): the person's next
+    sign-in made lena-2; the administrator moves its identity to lena."""
+    old = User.objects.create_user("lena", email="lena@old.example")
+    sign_in(client, provider, "lena-sub")
+    client.post("/logout/")
+
+    call_command("link_identity", "lena", "--from-user", "lena-2", stdout=StringIO())
+    sign_in(client, provider, "lena-sub")
+
+    assert client.session["_auth_user_id"] == str(old.pk)
+    assert ExternalIdentity.objects.get(subject="lena-sub").user == old
+    old.refresh_from_db()
+    assert old.email == "lena@acme.example"  # now hers: it follows her claims
+    event = AuditEvent.objects.get(action="sso.identity_linked")
+    assert event.data["moved_from"] == "lena-2"
+
+
 def test_it_gives_the_first_free_username_after_those_taken(client, provider, site):
     for name in ("rob", "Rob-2", "rob-3", "rob-x", "rob-5"):
         make_user(name)
@@ -405,6 +425,15 @@ def test_it_refuses_a_tampered_id_token_and_writes_nothing(
         "The answer from your company's sign-in service belongs to another sign-in (it may "
         "have been replayed). Please sign in again.",
     ]
+
+
+def test_it_refuses_a_subject_longer_than_an_identity_may_be(client, provider, site):
+    provider.set_claims("s" * 256, {"preferred_username": "sid", "groups": "kit-leads"})
+
+    response = sign_in(client, provider, "s" * 256)
+
+    refused(client, response, "malformed")
+    assert written() == (0, 0, 0)
 
 
 def test_it_refuses_an_id_token_from_another_issuer_than_the_configured_one(

@@ -68,7 +68,7 @@ class Command(BaseCommand):
         except ValidationError as exc:
             hint = ""
             if any(error.code == "linked_elsewhere" for error in exc.error_dict.get("subject", [])):
-                hint = " (to move it here, run with --from-user and that account)"
+                hint = " To move it here, run with --from-user and that account's username."
             raise CommandError("; ".join(exc.messages) + hint) from exc
         self.stdout.write(f"Linked subject {subject} at {issuer} to {user.username}.")
 
