@@ -14,7 +14,7 @@ from django.test import Client
 
 from core.accounts.models import ExternalIdentity
 from core.models import AuditEvent
-from core.oidc import REFUSALS
+from core.oidc import REFUSALS, _first_sign_in
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from tests.conftest import make_user
 from tests.oidc_provider import Provider, provider_environment, running, sso_site
@@ -355,6 +355,25 @@ def test_the_same_username_at_another_issuer_is_another_person(client, provider,
 
     assert ExternalIdentity.objects.get(issuer=provider.url).user.username == "lena-2"
     assert client.session["_auth_user_id"] != str(elsewhere.pk)
+
+
+def test_a_first_sign_in_that_lost_the_race_takes_the_account_the_winner_made(db):
+    """Two first sign-ins of one person at once: the second finds, when it stores the
+    identity, that the first has, and takes that account instead of making another."""
+    winner = make_user("lena")
+    ExternalIdentity.objects.create(issuer="https://sso.acme.example", subject="s", user=winner)
+
+    user = _first_sign_in(
+        issuer="https://sso.acme.example",
+        subject="s",
+        username="lena",
+        email="",
+        first_name="",
+        last_name="",
+    )
+
+    assert user == winner
+    assert written() == (1, 1, 0)
 
 
 def test_it_goes_on_to_the_page_asked_for(client, provider, site):
