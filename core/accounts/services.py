@@ -171,7 +171,7 @@ def external_identity_link(
     audit_event_record(
         actor=by,
         action="sso.identity_linked",
-        target=f"user {user.username}",
+        target=f"external identity {identity}",
         user=user.username,
         issuer=issuer,
         subject=subject,
@@ -188,7 +188,7 @@ def external_identity_unlink(*, identity: ExternalIdentity, by: User | None, via
     audit_event_record(
         actor=by,
         action="sso.identity_unlinked",
-        target=f"user {identity.user.username}",
+        target=f"external identity {identity}",
         user=identity.user.username,
         issuer=identity.issuer,
         subject=identity.subject,

@@ -64,7 +64,7 @@ def test_it_links_an_identity_to_a_superuser_and_audits_it(root: User) -> None:
         (
             None,
             "sso.identity_linked",
-            "user rt-admin",
+            f"external identity root-sub at {ISSUER}",
             {"user": "rt-admin", "issuer": ISSUER, "subject": "root-sub", "via": VIA},
         )
     ]
@@ -102,7 +102,7 @@ def test_it_moves_the_identity_a_first_sign_in_made_to_the_older_account() -> No
         (
             None,
             "sso.identity_linked",
-            "user lena",
+            f"external identity lena-sub at {ISSUER}",
             {
                 "user": "lena",
                 "issuer": ISSUER,
@@ -203,7 +203,7 @@ def test_an_administrator_links_an_account_in_the_admin(admin: Client, root: Use
         (
             "rt-admin",
             "sso.identity_linked",
-            "user lena",
+            f"external identity lena-sub at {ISSUER}",
             {"user": "lena", "issuer": ISSUER, "subject": "lena-sub", "via": "admin"},
         )
     ]
@@ -261,7 +261,7 @@ def test_an_administrator_unlinks_in_the_admin(admin: Client, root: User) -> Non
         (
             "rt-admin",
             "sso.identity_unlinked",
-            "user lena",
+            f"external identity lena-sub at {ISSUER}",
             {"user": "lena", "issuer": ISSUER, "subject": "lena-sub", "via": "admin"},
         )
     ]
