@@ -181,6 +181,8 @@ PAGE_ONLY_CODES = {
     "role_owner_inactive",
     # Adding an interview to an open loop is a page's (interviews.views.interview_add).
     "competency_unknown",
+    # Linking a provider identity is the admin's and manage.py link_identity's.
+    "linked_elsewhere", "account_linked",
 }  # fmt: skip
 
 _BY_FORMAT = {

@@ -24,7 +24,8 @@ from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from core import selectors, services
-from core.accounts.models import Profile
+from core.accounts import services as account_services
+from core.accounts.models import ExternalIdentity, Profile
 from core.auth import signed_in
 from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
@@ -309,6 +310,43 @@ class ProfileAdmin(ReadOnlyAdmin):
     search_fields = ("user__username",)
     # The feed's digest is no use to read and nobody's business.
     exclude = ("calendar_token_hash",)
+
+
+@admin.register(ExternalIdentity)
+class ExternalIdentityAdmin(admin.ModelAdmin):
+    """Provider identities and the accounts they sign in as (core/oidc.py). Adding one
+    links an existing account, deleting one unlinks it; both are audited
+    (core.accounts.services). A link is never edited: unlink, then link again."""
+
+    list_display = ("subject", "issuer", "user", "created_at", "linked_by")
+    list_select_related = ("user", "linked_by")
+    search_fields = ("subject", "issuer", "user__username")
+    fields = ("issuer", "subject", "user")
+    raw_id_fields = ("user",)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: ExternalIdentity, form: ModelForm, change: bool
+    ) -> None:
+        # The form has checked that neither the identity nor the account is linked yet.
+        saved = account_services.external_identity_link(
+            user=obj.user,
+            issuer=obj.issuer,
+            subject=obj.subject,
+            by=signed_in(request),
+            via="admin",
+        )
+        obj.pk = saved.pk
+
+    def delete_model(self, request: HttpRequest, obj: ExternalIdentity) -> None:
+        account_services.external_identity_unlink(identity=obj, by=signed_in(request), via="admin")
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ExternalIdentity]) -> None:
+        with transaction.atomic():
+            for identity in queryset.select_related("user"):
+                self.delete_model(request, identity)
 
 
 @admin.register(OutgoingEmail)

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 
 # Webhooks' models are the core app's; Django finds an app's models through this module.
-from core.accounts.models import Profile  # noqa: F401
+from core.accounts.models import ExternalIdentity, Profile  # noqa: F401
 from core.idempotency import IdempotentRequest  # noqa: F401
 from core.outbox.models import OutgoingEmail  # noqa: F401
 from core.webhooks.models import WebhookDelivery, WebhookEvent, WebhookSubscription  # noqa: F401

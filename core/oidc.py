@@ -2,6 +2,11 @@
 and who someone is here once signed in. mozilla-django-oidc runs the protocol (state,
 nonce, code exchange); settings come from config/settings.py's oidc_settings().
 
+Who someone is here is the account linked to their identity at the provider: the ID
+token's issuer and subject (core.accounts.models.ExternalIdentity). A first sign-in
+makes a new account; no username or email ever leads to an existing one, which only an
+administrator can link (core.accounts.services.external_identity_link).
+
 A sign-in is refused, with the reason's words on the failure page (core/oidc_views.py),
 and nothing is written and nobody signed in, when:
 
@@ -23,11 +28,12 @@ malformed  the ID token cannot be read, lacks a required claim, or the userinfo
            answer is about someone else
 account    no usable username in the claims (OIDC_USERNAME_CLAIM, then ``sub``)
 no_role    none of the person's groups maps to a persona (OIDC_GROUP_*)
-inactive   the matching user here is deactivated
+inactive   the account linked to the person's identity here is deactivated
 =========  ============================================================================
 """
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -39,13 +45,14 @@ from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group, User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import SuspiciousOperation, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from mozilla_django_oidc.auth import (  # type: ignore[import-untyped]  # ships no type information
     OIDCAuthenticationBackend,
 )
 
 from core import selectors, services
+from core.accounts.models import ExternalIdentity
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 
 logger = logging.getLogger(__name__)
@@ -247,9 +254,63 @@ def _text(claims: dict[str, Any], name: str, limit: int) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
+def _free_username(wanted: str) -> str:
+    """Return `wanted` if no account has it (in any case), else the first of wanted-2,
+    wanted-3, ... that none has (cut to fit the username's length)."""
+    limit: int = User._meta.get_field("username").max_length  # type: ignore[assignment]  # CharField: an int
+    if not User.objects.filter(username__iexact=wanted).exists():
+        return wanted
+    # Room for a suffix up to -999999999 (the pattern is a literal: usernames hold
+    # letters, digits and @.+-_, which re.escape escapes in a way both databases read).
+    base = wanted[: limit - 10]
+    taken = {
+        name.lower()
+        for name in User.objects.filter(
+            username__iregex=rf"^{re.escape(base)}-[0-9]+$"
+        ).values_list("username", flat=True)
+    }
+    number = 2
+    while f"{base}-{number}".lower() in taken:
+        number += 1
+    return f"{base}-{number}"
+
+
+def _first_sign_in(*, issuer: str, subject: str, username: str, **names: str) -> User:
+    """Return the account of someone whose identity has none: a new one, with no usable
+    password, linked to the identity. An account that has the username they asked for
+    stays someone else's: they get a free username beside it (_free_username)."""
+    for _ in range(5):
+        try:
+            with transaction.atomic():
+                user = User.objects.create(
+                    username=_free_username(username), password=make_password(None), **names
+                )
+                ExternalIdentity.objects.create(issuer=issuer, subject=subject, user=user)
+        except IntegrityError:
+            # At the same moment, another sign-in took the username, or this person's
+            # other sign-in made their account: look again.
+            identity = ExternalIdentity.objects.filter(issuer=issuer, subject=subject).first()
+            if identity is not None:
+                return User.objects.select_for_update().get(pk=identity.user_id)
+            continue
+        if user.username != username:
+            logger.warning(
+                "single sign-on: subject %s at %s asked for the username %r, which an "
+                "account here has; their new account is %r",
+                subject,
+                issuer,
+                username,
+                user.username,
+            )
+        return user
+    raise SignInRefused("account", f"no free username like {username!r}")
+
+
 @transaction.atomic
 def oidc_user_sync(
     *,
+    issuer: str,
+    subject: str,
     username: str,
     email: str,
     first_name: str,
@@ -257,30 +318,32 @@ def oidc_user_sync(
     personas: set[str],
     managed: set[str],
 ) -> User:
-    """Create or update the user signing in and give them exactly `personas` among the
-    `managed` ones (their other groups stay), and the hiring-manager persona to anyone
-    who owns a role. A change of access is audited.
+    """Return the account of the provider's person (`issuer`, `subject`), signing in,
+    and give them exactly `personas` among the `managed` ones (their other groups
+    stay), and the hiring-manager persona to anyone who owns a role. A change of access
+    is audited.
 
-    The user has no usable password: they sign in through the provider only.
+    1. The identity linked to an account (ExternalIdentity) is that account's: its
+       email and names follow the claims. A deactivated one is refused.
+    2. An identity seen for the first time gets a new account without a usable
+       password (_first_sign_in), named `username` if that is free. An existing
+       account is never taken over, nor its email changed, whatever its username or
+       email: only an administrator links one (core.accounts.services).
     """
-    user, created = User.objects.select_for_update().get_or_create(
-        username=username,
-        defaults={
-            "email": email,
-            "first_name": first_name,
-            "last_name": last_name,
-            "password": make_password(None),
-        },
-    )
+    names = {"email": email, "first_name": first_name, "last_name": last_name}
+    identity = ExternalIdentity.objects.filter(issuer=issuer, subject=subject).first()
+    if identity is None:
+        user = _first_sign_in(issuer=issuer, subject=subject, username=username, **names)
+    else:
+        user = User.objects.select_for_update().get(pk=identity.user_id)
     if not user.is_active:
-        raise SignInRefused("inactive", f"user {username} is deactivated")
+        raise SignInRefused("inactive", f"user {user.username} is deactivated")
     before = selectors.user_access(pk=user.pk)
     # The provider is the source of these; a claim it leaves out changes nothing.
-    given = {"email": email, "first_name": first_name, "last_name": last_name}
-    changed = [field for field, value in given.items() if value and getattr(user, field) != value]
+    changed = [field for field, value in names.items() if value and getattr(user, field) != value]
     for field in changed:
-        setattr(user, field, given[field])
-    if changed and not created:
+        setattr(user, field, names[field])
+    if changed:
         user.save(update_fields=changed)
     # Owning a role is granted on the role's page (kit.services.role_owners_set) and makes
     # its owner a hiring manager: the provider's group grants that persona too, but does
@@ -400,7 +463,7 @@ class SignInBackend(OIDCAuthenticationBackend):
                 algorithms=[self.OIDC_RP_SIGN_ALGO],
                 audience=self.OIDC_RP_CLIENT_ID,
                 issuer=self.issuer or None,
-                options={"require": ["exp", "iat", "aud", "sub"]},
+                options={"require": ["exp", "iat", "aud", "iss", "sub"]},
                 leeway=_conf("OIDC_LEEWAY_SECONDS", 30),
             )
         except jwt.PyJWTError as exc:
@@ -427,6 +490,12 @@ class SignInBackend(OIDCAuthenticationBackend):
         return claims
 
     def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> User:
+        # Who the person is comes from the verified ID token only: a userinfo answer
+        # may add claims but not change these.
+        issuer, subject = payload["iss"], payload["sub"]
+        for name, value in (("iss", issuer), ("sub", subject)):
+            if not isinstance(value, str) or not 0 < len(value) <= 255:
+                raise SignInRefused("malformed", f"the ID token's {name} is not 1 to 255 chars")
         claims = self.get_userinfo(access_token, id_token, payload)
         username = username_from(claims)
         personas = personas_from(claims)
@@ -434,6 +503,8 @@ class SignInBackend(OIDCAuthenticationBackend):
             groups = claims.get(_conf("OIDC_GROUPS_CLAIM", "groups"))
             raise SignInRefused("no_role", f"{username}: groups {groups!r} map to no persona")
         return oidc_user_sync(
+            issuer=issuer,
+            subject=subject,
             username=username,
             email=_text(claims, "email", 254),
             first_name=_text(claims, "given_name", 150),
@@ -443,6 +514,6 @@ class SignInBackend(OIDCAuthenticationBackend):
         )
 
     def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
-        # Never used (get_or_create_user above matches on the username), but the
-        # library's version matches on email, which must not happen by accident.
-        raise SuspiciousOperation("SignInBackend matches users by username only")
+        # Never used (get_or_create_user above matches on the issuer and subject), but
+        # the library's version matches on email, which must never happen.
+        raise SuspiciousOperation("SignInBackend matches users by issuer and subject only")

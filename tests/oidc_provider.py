@@ -3,7 +3,8 @@
 oidc-provider-mock (discovery, JWKS, authorize, token, userinfo, end session) runs in a
 thread behind a thin WSGI layer that records the pages asked for and can make the
 provider misbehave: sign ID tokens with a key it does not publish, or issue them for
-another client. `provider(expired=True)` issues ID tokens that have already expired.
+another client, as another issuer, expired or for another sign-in.
+`running(expired=True)` runs one whose own ID tokens have already expired.
 
 `sso_site(...)` turns single sign-on on for one test the way the environment does:
 the variables go through config.settings.oidc_settings(), config/urls.py is reloaded
@@ -13,6 +14,7 @@ so that its conditional include sees them, and no discovery document is known ye
 import importlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -61,8 +63,10 @@ NORA = oidc_provider_mock.User(
 SAM = oidc_provider_mock.User(sub="sam-sub", claims={"groups": "kit-interviewers"})
 PEOPLE = (LENA, ROB, NORA, SAM)
 
+# The issuer of tokens "from another provider".
+OTHER_ISSUER = "https://sso.elsewhere.example"
 # Keys the provider never publishes (a forger's), and one it publishes when it issues
-# tokens for another client. Made once: an RSA key takes a while.
+# tampered tokens. Made once: an RSA key takes a while.
 FORGED_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 OTHER_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
@@ -82,8 +86,9 @@ class Provider:
             access_token_max_age=timedelta(seconds=-300) if expired else timedelta(hours=1),
         )
         # None (honest), "signature" (signs with FORGED_KEY), "audience" (tokens for
-        # another client) or "nonce" (tokens of another sign-in); the last two are signed
-        # with OTHER_KEY, which it then publishes.
+        # another client), "issuer" (tokens of another provider), "expired" (tokens that
+        # expired ten minutes ago) or "nonce" (tokens of another sign-in); all but the
+        # first are signed with OTHER_KEY, which it then publishes.
         self.misbehave: str | None = None
         self.visits: list[tuple[str, dict[str, str]]] = []
         self.url = ""
@@ -96,12 +101,10 @@ class Provider:
         request = Request(environ)
         if request.method == "GET":
             self.visits.append((request.path, dict(request.args)))
-        tampered = {
-            "signature": ["/oauth2/token"],
-            "audience": ["/oauth2/token", "/jwks"],
-            "nonce": ["/oauth2/token", "/jwks"],
-        }
-        if request.path not in tampered.get(self.misbehave or "", []):
+        tampered = (
+            ["/oauth2/token"] if self.misbehave == "signature" else ["/oauth2/token", "/jwks"]
+        )
+        if self.misbehave is None or request.path not in tampered:
             return self.app(environ, start_response)
         response = Response.from_app(self.app, environ)
         body = response.get_json()
@@ -113,15 +116,21 @@ class Provider:
             if self.misbehave == "signature":
                 body["id_token"] = jwt.encode(claims, FORGED_KEY, algorithm="RS256")
             else:
-                if self.misbehave == "audience":
-                    claims["aud"] = ["another-app"]
-                else:
-                    claims["nonce"] = "a-nonce-of-another-sign-in"
+                claims.update(self._tampered_claims())
                 body["id_token"] = jwt.encode(
                     claims, OTHER_KEY, algorithm="RS256", headers={"kid": "other"}
                 )
         response.set_data(json.dumps(body))
         return response(environ, start_response)
+
+    def _tampered_claims(self) -> dict[str, Any]:
+        now = int(time.time())
+        return {
+            "audience": {"aud": ["another-app"]},
+            "issuer": {"iss": OTHER_ISSUER},
+            "expired": {"iat": now - 3600, "exp": now - 600},
+            "nonce": {"nonce": "a-nonce-of-another-sign-in"},
+        }[self.misbehave or ""]
 
     def document(self) -> dict[str, Any]:
         return requests.get(self.discovery_url, timeout=10).json()

@@ -1,4 +1,5 @@
-"""Writes to a person's own settings: time zone, emails, calendar feed."""
+"""Writes to a person's own settings (time zone, emails, calendar feed) and to the
+provider identities that single sign-on signs in with."""
 
 import hashlib
 import secrets
@@ -8,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from core.accounts.models import Notice, Profile
+from core.accounts.models import ExternalIdentity, Notice, Profile
 from core.accounts.zones import is_zone, profile_for
 from core.services import audit_event_record
 
@@ -102,3 +103,95 @@ def calendar_feed_owner(*, token: str) -> User | None:
         .first()
     )
     return profile.user if profile else None
+
+
+@transaction.atomic
+def external_identity_link(
+    *,
+    user: User,
+    issuer: str,
+    subject: str,
+    by: User | None,
+    via: str,
+    move: bool = False,
+) -> ExternalIdentity:
+    """Link the provider's identity (`issuer`, `subject`) to `user`, an existing account,
+    so that signing in with it signs in as `user`; audit it as `sso.identity_linked`
+    (who, through what, which account, which issuer and subject).
+
+    Only an administrator does this (the admin, manage.py link_identity): single sign-on
+    itself never links an existing account. Refused with a ValidationError, nothing
+    written, when the issuer or subject is empty or too long, when `user` already has
+    another identity at this issuer, and when the identity is another account's unless
+    `move` (then it moves, and the event names the account it left). Linking an identity
+    to the account it already has changes nothing and records nothing.
+    """
+    issuer, subject = issuer.strip(), subject.strip()
+    for name, value in (("issuer", issuer), ("subject", subject)):
+        if not value or len(value) > 255:
+            raise ValidationError({name: f"The {name} must have 1 to 255 characters."})
+    identity = (
+        ExternalIdentity.objects.select_for_update()
+        .select_related("user")
+        .filter(issuer=issuer, subject=subject)
+        .first()
+    )
+    if identity is not None and identity.user_id == user.pk:
+        return identity
+    if identity is not None and not move:
+        raise ValidationError(
+            {
+                "subject": ValidationError(
+                    f"Subject {subject} at {issuer} is already linked to the account "
+                    f"{identity.user.username}.",
+                    code="linked_elsewhere",
+                )
+            }
+        )
+    other = ExternalIdentity.objects.filter(issuer=issuer, user=user).first()
+    if other is not None:
+        raise ValidationError(
+            {
+                "user": ValidationError(
+                    f"{user.username} is already linked to subject {other.subject} at "
+                    f"{issuer}; unlink that first.",
+                    code="account_linked",
+                )
+            }
+        )
+    moved: dict[str, object] = {}
+    if identity is None:
+        identity = ExternalIdentity.objects.create(
+            issuer=issuer, subject=subject, user=user, linked_by=by
+        )
+    else:
+        moved = {"moved_from": identity.user.username}
+        identity.user, identity.linked_by = user, by
+        identity.save(update_fields=["user", "linked_by"])
+    audit_event_record(
+        actor=by,
+        action="sso.identity_linked",
+        target=f"external identity {identity}",
+        user=user.username,
+        issuer=issuer,
+        subject=subject,
+        via=via,
+        **moved,
+    )
+    return identity
+
+
+@transaction.atomic
+def external_identity_unlink(*, identity: ExternalIdentity, by: User | None, via: str) -> None:
+    """Unlink the identity from its account, audited as `sso.identity_unlinked`: the
+    person's next sign-in makes a new account, unless an administrator links it again."""
+    audit_event_record(
+        actor=by,
+        action="sso.identity_unlinked",
+        target=f"external identity {identity}",
+        user=identity.user.username,
+        issuer=identity.issuer,
+        subject=identity.subject,
+        via=via,
+    )
+    identity.delete()
