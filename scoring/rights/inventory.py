@@ -231,6 +231,10 @@ ELSEWHERE: dict[str, dict[str, Column]] = {
         "emails_off": kept(_USER_INPUT),
         "calendar_token_hash": kept(_USER_INPUT),
     },
+    "core.ExternalIdentity": {
+        "issuer": kept("the identity provider's address"),
+        "subject": kept("the provider's opaque id for a colleague, not a candidate"),
+    },
     "core.WebhookSubscription": {
         "url": kept("another system's address"),
         "secret": kept("the signing secret"),
