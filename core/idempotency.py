@@ -21,7 +21,10 @@ answer is not kept, so the retry runs again. Keys live 24 hours.
 
 A kept answer copies what it showed (a candidate's name and contact details, a
 debrief's free text): erasing a candidate deletes the answers about them
-(idempotent_requests_about_delete).
+(idempotent_requests_about_delete). A secret shown once (a webhook's signing
+secret) is never kept: the view names such fields of its JSON answer in the
+response's ``REDACT_ATTRIBUTE`` ({field: note}), and the kept answer, so every
+replay, holds null there and the note beside it (``<field>_note``).
 """
 
 import hashlib
@@ -42,6 +45,8 @@ HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 LIFETIME = timedelta(hours=24)
 PREFIX = "/api/v1/"
+# A response attribute a view may set: {top-level JSON field: why it is not shown again}.
+REDACT_ATTRIBUTE = "idempotency_redact"
 
 
 class IdempotentRequest(models.Model):
@@ -129,6 +134,20 @@ def idempotent_requests_about_delete(*, candidate_id: int, mentions: Callable[[A
     return len(doomed)
 
 
+def _kept_body(response: HttpResponse) -> bytes:
+    """Return the body to keep: the answer's, with the fields the view marked secret
+    (REDACT_ATTRIBUTE) replaced by null and a note, so no replay shows them."""
+    redact: dict[str, str] | None = getattr(response, REDACT_ATTRIBUTE, None)
+    if not redact:
+        return response.content
+    data = json.loads(response.content)
+    for name, note in redact.items():
+        if isinstance(data, dict) and name in data:
+            data[name] = None
+            data[f"{name}_note"] = note
+    return json.dumps(data).encode()
+
+
 def _replay(kept: IdempotentRequest) -> HttpResponse:
     response = HttpResponse(bytes(kept.body), status=kept.status, content_type=kept.content_type)
     if kept.location:
@@ -173,7 +192,7 @@ class IdempotencyMiddleware:
         claim.status = response.status_code
         claim.content_type = response.get("Content-Type", "")
         claim.location = response.get("Location", "")
-        claim.body = response.content
+        claim.body = _kept_body(response)
         claim.save(update_fields=["status", "content_type", "location", "body"])
         return response
 

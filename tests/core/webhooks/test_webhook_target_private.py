@@ -13,7 +13,7 @@ from tests.conftest import client_for
 from tests.core.webhooks.receiver import Receiver
 from tests.problems import problem
 
-BODY = {"event_types": ["loop.decided"]}
+BODY = {"event_types": ["calibration.completed"]}
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def test_it_refuses_to_subscribe_a_private_target(
 def test_it_refuses_to_change_a_url_to_a_private_target(lead: User, private_refused: None) -> None:
     with mock.patch("socket.getaddrinfo", return_value=[(2, 1, 6, "", ("93.184.215.14", 443))]):
         hook = services.webhook_subscription_create(
-            url="https://ats.example.com/hooks", event_types=["loop.decided"], by=lead
+            url="https://ats.example.com/hooks", event_types=["calibration.completed"], by=lead
         )
 
     response = client_for(lead).patch(
@@ -71,10 +71,10 @@ def test_it_allows_a_private_target_when_the_setting_is_on(lead: User) -> None:
 def test_it_refuses_a_delivery_to_a_target_now_private(
     receiver: Receiver, subscribe: Any, settings: Any
 ) -> None:
-    subscribe("loop.decided")  # stored while private targets were allowed
+    subscribe("calibration.completed")  # stored while private targets were allowed
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
     event = services.webhook_event_emit(
-        kind="loop.decided", payload=lambda details: services.EventData(ids={"loop_id": 7})
+        kind="calibration.completed", payload=lambda details: services.EventData(ids={"snapshot_id": 7})
     )
     assert event is not None
     delivery = event.deliveries.get()
@@ -95,11 +95,11 @@ def test_it_refuses_a_delivery_if_any_resolved_address_is_private(
     lead: User, settings: Any
 ) -> None:
     hook = services.webhook_subscription_create(
-        url="https://ats.example.com/hooks", event_types=["loop.decided"], by=lead
+        url="https://ats.example.com/hooks", event_types=["calibration.completed"], by=lead
     )
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
     event = services.webhook_event_emit(
-        kind="loop.decided", payload=lambda details: services.EventData(ids={"loop_id": 7})
+        kind="calibration.completed", payload=lambda details: services.EventData(ids={"snapshot_id": 7})
     )
     assert event is not None
     answers = [(2, 1, 6, "", ("93.184.215.14", 443)), (2, 1, 6, "", ("10.0.0.7", 443))]
