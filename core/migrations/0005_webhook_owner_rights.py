@@ -4,19 +4,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0004_profiles_and_outbox'),
+        ("core", "0004_profiles_and_outbox"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='webhooksubscription',
-            options={'ordering': ['id'], 'permissions': [('webhook_details', 'Receive contact details and free text in webhooks')], 'verbose_name': 'webhook subscription'},
+            name="webhooksubscription",
+            options={
+                "ordering": ["id"],
+                "permissions": [
+                    ("webhook_details", "Receive contact details and free text in webhooks")
+                ],
+                "verbose_name": "webhook subscription",
+            },
         ),
         migrations.AlterField(
-            model_name='webhookdelivery',
-            name='status',
-            field=models.CharField(choices=[('pending', 'Pending'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('withheld', 'Withheld')], default='pending', max_length=10),
+            model_name="webhookdelivery",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("pending", "Pending"),
+                    ("succeeded", "Succeeded"),
+                    ("failed", "Failed"),
+                    ("withheld", "Withheld"),
+                ],
+                default="pending",
+                max_length=10,
+            ),
         ),
     ]

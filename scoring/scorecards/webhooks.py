@@ -108,7 +108,7 @@ def read_card(owner: User, ids: dict[str, Any], details: dict[str, Any]) -> dict
     (their own, every submitted one for recruiters, else only where they hold a seat
     and are no longer blind); then its ids and the details they were given."""
     readable = Scorecard.objects.filter(
-        visibility.readable_anywhere(user=owner), pk=ids.get("scorecard_id")
+        visibility.readable_anywhere(user=owner), pk=int(ids["scorecard_id"])
     )
     if not readable.exists():
         return None
@@ -122,8 +122,8 @@ def read_decision(
     if they may read its debrief (interviews.selectors.debriefable)."""
     found = (
         interview_selectors.loops_visible_to(owner)
-        .filter(pk=ids.get("loop_id"))
-        .values_list("debriefable", flat=True)
+        .filter(pk=int(ids["loop_id"]))
+        .values_list("debriefable", flat=True)  # type: ignore[misc]  # loops_visible_to annotates it
         .first()
     )
     if found is None:

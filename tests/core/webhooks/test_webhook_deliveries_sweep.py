@@ -16,7 +16,9 @@ def emitted(n: int) -> list[WebhookDelivery]:
     for snapshot_id in range(n):
         event = services.webhook_event_emit(
             kind="calibration.completed",
-            payload=lambda details, snapshot_id=snapshot_id: services.EventData(ids={"snapshot_id": snapshot_id}),
+            payload=lambda details, snapshot_id=snapshot_id: services.EventData(
+                ids={"snapshot_id": snapshot_id}
+            ),
         )
         assert event is not None
         deliveries.append(event.deliveries.get())

@@ -23,7 +23,8 @@ Status = WebhookDelivery.Status
 def emit() -> WebhookDelivery:
     """Emit a calibration.completed event outside any transaction's commit: its delivery, unsent."""
     event = services.webhook_event_emit(
-        kind="calibration.completed", payload=lambda details: services.EventData(ids={"snapshot_id": 7})
+        kind="calibration.completed",
+        payload=lambda details: services.EventData(ids={"snapshot_id": 7}),
     )
     assert event is not None
     return event.deliveries.get()

@@ -7,8 +7,11 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from config.token_auth import token_issue
+from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.webhooks import services
+from core.webhooks.api import SECRET_NOT_KEPT
 from core.webhooks.models import WebhookDelivery, WebhookEvent, WebhookSubscription
 from tests.conftest import client_for
 from tests.core.webhooks.receiver import Receiver
@@ -45,7 +48,9 @@ def emitted(kind: str = "calibration.completed") -> WebhookEvent:
 
 @pytest.fixture
 def hook(lead: User) -> WebhookSubscription:
-    return services.webhook_subscription_create(url=URL, event_types=["calibration.completed"], by=lead)
+    return services.webhook_subscription_create(
+        url=URL, event_types=["calibration.completed"], by=lead
+    )
 
 
 # --- creating ----------------------------------------------------------------------------------
@@ -267,9 +272,7 @@ def test_a_replay_sends_the_same_event_id_again(
         original = emitted().deliveries.get()
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = client_for(recruiter).post(
-            f"/api/v1/webhooks/deliveries/{original.pk}/replay/"
-        )
+        response = client_for(recruiter).post(f"/api/v1/webhooks/deliveries/{original.pk}/replay/")
 
     assert response.status_code == 202, response.content
     replay = WebhookDelivery.objects.exclude(pk=original.pk).get()
@@ -335,3 +338,54 @@ def test_the_log_reads_a_page_of_deliveries_in_a_fixed_number_of_queries(
         response = api.get(f"/api/v1/webhooks/{hook.pk}/deliveries/")
 
     assert response.json()["count"] == 30
+
+
+# --- retries of the creating POST, ETag and If-Match -----------------------------------------
+
+
+def test_a_retried_subscribe_says_the_secret_is_not_shown_again_and_it_is_never_kept(
+    lead: User,
+) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_issue(user=lead).key}")
+
+    first = client.post("/api/v1/webhooks/", BODY, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+    again = client.post("/api/v1/webhooks/", BODY, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+
+    assert (first.status_code, again.status_code) == (201, 201)
+    subscription = WebhookSubscription.objects.get()  # one, not two
+    assert first.json()["secret"] == subscription.secret
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == {
+        **first.json(),
+        "secret": None,
+        "secret_note": SECRET_NOT_KEPT,
+    }
+    assert again["Location"] == first["Location"] == f"/api/v1/webhooks/{subscription.pk}/"
+    # The kept answer never held it.
+    for kept in IdempotentRequest.objects.values_list("body", flat=True):
+        assert subscription.secret.encode() not in bytes(kept)
+        assert b"whsec_" not in bytes(kept)
+
+
+def test_a_subscription_carries_an_etag_and_a_stale_if_match_changes_nothing(
+    lead: User, hook: WebhookSubscription
+) -> None:
+    api = client_for(lead)
+    read = api.get(f"/api/v1/webhooks/{hook.pk}/")
+    tag = read["ETag"]
+    changed = api.patch(
+        f"/api/v1/webhooks/{hook.pk}/", {"active": False}, format="json", HTTP_IF_MATCH=tag
+    )
+    assert changed.status_code == 200, changed.content
+    assert changed["ETag"] != tag
+    assert changed["ETag"] == api.get(f"/api/v1/webhooks/{hook.pk}/")["ETag"]
+
+    stale = api.patch(
+        f"/api/v1/webhooks/{hook.pk}/", {"url": f"{URL}/new"}, format="json", HTTP_IF_MATCH=tag
+    )
+
+    assert detail(stale, 412, "precondition_failed").startswith("This object changed since")
+    hook.refresh_from_db()
+    assert (hook.url, hook.active) == (URL, False)
+    assert AuditEvent.objects.filter(action="webhook.changed").count() == 1
