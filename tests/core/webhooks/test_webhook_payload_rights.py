@@ -17,6 +17,7 @@ from core.webhooks import services
 from core.webhooks.models import EventType, WebhookDelivery, WebhookSubscription
 from scoring.calibration import services as calibration
 from scoring.scorecards import services as scorecards
+from tests.conftest import client_for
 from tests.core.webhooks.receiver import Receiver
 from tests.scoring.helpers import Built, Seat, build_loop, ratings_for, submitted
 
@@ -179,3 +180,24 @@ def test_a_lead_given_details_reads_a_co_panelists_summary_only_once_no_longer_b
     by_card = {data["scorecard_id"]: data for data in sent}
     assert by_card[ines_card.pk]["summary"] == INES_SUMMARY
     assert by_card[ines_card.pk]["candidate"] == {"name": NAME, "email": EMAIL, "phone": PHONE}
+
+
+def test_the_log_shows_no_ids_of_a_withheld_event(
+    interviewer: User,
+    lead: User,
+    panel: Built,
+    receiver: Receiver,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    subscription = services.webhook_subscription_create(
+        url=receiver.url, event_types=["scorecard.submitted"], by=lead
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        submitted(interviewer, panel.interviews[0], summary=INES_SUMMARY, recommendation="no")
+
+    response = client_for(lead).get(f"/api/v1/webhooks/{subscription.pk}/deliveries/")
+
+    (row,) = response.json()["results"]
+    assert (row["status"], row["attempts"], row["payload"]) == ("withheld", 0, None)
+    assert row["last_error"] == "Withheld: the subscription's owner may not read this event."
+    assert receiver.received == []
