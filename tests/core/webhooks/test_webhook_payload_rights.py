@@ -115,11 +115,15 @@ def test_a_leads_and_an_interviewers_subscriptions_carry_no_contact_details_or_f
         assert kinds == sorted(EventType.values), (path, kinds)
         for body in delivered:
             assert leaks(body) == [], (path, body)
-    # Each heard only the cards they may read: Leo his own, then (unblinded) both.
+    # Leo heard one submission, his own: Ines's came while he was blind.
     heard = [body["data"]["scorecard_id"] for body in scanned["/hooks/leo"]
              if body["type"] == "scorecard.submitted"]  # fmt: skip
     assert len(heard) == 1
     assert WebhookDelivery.objects.filter(subscription=interviewers, status="withheld").count() == 0
+    # A calibration's exact time is a lead's: the interviewer hears the day.
+    for body in scanned["/hooks/ines"]:
+        if body["type"] == "calibration.completed":
+            assert len(body["data"]["computed_at"]) == len("2026-01-31")
     # The recruiter's subscription did get them: the scan looks for the right things.
     rita = json.dumps(bodies(receiver, "/hooks/rita"))
     for value in (PHONE, EMAIL, INES_SUMMARY, LEO_SUMMARY, REASON, RATIONALE):
