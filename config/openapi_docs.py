@@ -67,6 +67,7 @@ SUMMARIES = {
     "webhooks_destroy": "Delete a webhook subscription",
     "webhooks_deliveries_list": "List a subscription's deliveries",
     "webhooks_deliveries_replay_create": "Send a delivery again",
+    "webhooks_deliveries_retrieve": "Get a delivery",
 }
 
 # The codes each operation's errors can carry (problem details' `code`), beyond the
@@ -146,8 +147,11 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
         ],
         409: ["question_swapped"],
     },
-    "webhooks_create": {400: ["webhook_target_private"]},
-    "webhooks_partial_update": {400: ["webhook_target_private"]},
+    "webhooks_create": {400: ["webhook_target_private"], 403: ["webhook_details_forbidden"]},
+    "webhooks_partial_update": {
+        400: ["webhook_target_private"],
+        403: ["webhook_details_forbidden"],
+    },
     "webhooks_deliveries_replay_create": {409: ["webhook_subscription_inactive"]},
 }
 # What any operation's response of that status can carry.

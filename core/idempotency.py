@@ -30,7 +30,10 @@ Other refusals (400, 409, 422) are kept: the same request gets the same answer.
 A kept answer copies what it showed (a candidate's name and contact details, a
 debrief's free text): a candidate's export shows the answers about them
 (idempotent_requests_about) and erasing them deletes those answers
-(idempotent_requests_about_delete).
+(idempotent_requests_about_delete). A secret shown once (a webhook's signing
+secret) is never kept: the view names such fields of its JSON answer in the
+response's ``REDACT_ATTRIBUTE`` ({field: note}), and the kept answer, so every
+replay, holds null there and the note beside it (``<field>_note``).
 """
 
 import hashlib
@@ -53,6 +56,8 @@ LIFETIME = timedelta(hours=24)
 PREFIX = "/api/v1/"
 # Refusals of who the caller is or what they may see: not kept (see the module's docstring).
 NOT_KEPT = frozenset({401, 403, 404})
+# A response attribute a view may set: {top-level JSON field: why it is not shown again}.
+REDACT_ATTRIBUTE = "idempotency_redact"
 
 
 class IdempotentRequest(models.Model):
@@ -150,6 +155,20 @@ def idempotent_requests_about_delete(*, candidate_id: int, mentions: Callable[[A
     return len(doomed)
 
 
+def _kept_body(response: HttpResponse) -> bytes:
+    """Return the body to keep: the answer's, with the fields the view marked secret
+    (REDACT_ATTRIBUTE) replaced by null and a note, so no replay shows them."""
+    redact: dict[str, str] | None = getattr(response, REDACT_ATTRIBUTE, None)
+    if not redact:
+        return response.content
+    data = json.loads(response.content)
+    for name, note in redact.items():
+        if isinstance(data, dict) and name in data:
+            data[name] = None
+            data[f"{name}_note"] = note
+    return json.dumps(data).encode()
+
+
 def _replay(kept: IdempotentRequest) -> HttpResponse:
     response = HttpResponse(bytes(kept.body), status=kept.status, content_type=kept.content_type)
     if kept.location:
@@ -199,7 +218,7 @@ class IdempotencyMiddleware:
         claim.status = response.status_code
         claim.content_type = response.get("Content-Type", "")
         claim.location = response.get("Location", "")
-        claim.body = response.content
+        claim.body = _kept_body(response)
         claim.save(update_fields=["status", "content_type", "location", "body"])
         return response
 

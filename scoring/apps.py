@@ -4,3 +4,15 @@ from django.apps import AppConfig
 class ScoringConfig(AppConfig):
     name = "scoring"
     verbose_name = "Scoring and calibration"
+
+    def ready(self) -> None:
+        # What a webhook subscription's owner may read of scoring's events, decided at
+        # each delivery (core.webhooks.readers): core may not import scoring itself.
+        from core.webhooks.readers import reader_register
+        from scoring.calibration.webhooks import read_snapshot
+        from scoring.scorecards.webhooks import read_card, read_decision
+
+        reader_register("scorecard.submitted", read_card)
+        reader_register("scorecard.amended", read_card)
+        reader_register("loop.decided", read_decision)
+        reader_register("calibration.completed", read_snapshot)

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from core.admin import ReadOnlyAdmin
 from core.auth import signed_in
-from core.webhooks import services, targets
+from core.webhooks import readers, services, targets
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
 
 
@@ -24,9 +24,24 @@ class SubscriptionForm(forms.ModelForm):
         choices=EventType.choices, widget=forms.CheckboxSelectMultiple
     )
 
+    # Who is saving (set per request by the admin's get_form): details are theirs to ask
+    # for only if they may have them (readers.may_receive_details).
+    user: Any = None
+
     class Meta:
         model = WebhookSubscription
         fields = ["url", "event_types", "active", "include_details"]
+
+    def clean_include_details(self) -> bool:
+        # The services refuse it too; asked here first, it is the field's error, not a 500.
+        wanted: bool = self.cleaned_data["include_details"]
+        if (
+            wanted
+            and not self.instance.include_details
+            and not readers.may_receive_details(self.user)
+        ):
+            raise forms.ValidationError(services.DetailsForbidden().message)
+        return wanted
 
     def clean_url(self) -> str:
         # The services refuse it too; asked here first, it is the field's error, not a 500.
@@ -48,6 +63,13 @@ class WebhookSubscriptionAdmin(admin.ModelAdmin):
     list_filter = ["active", "include_details"]
     list_select_related = ["created_by"]
     readonly_fields = ["created_by", "created_at"]
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.user = request.user  # type: ignore[attr-defined]  # SubscriptionForm.user, on a class made for this request
+        return form
 
     def save_model(
         self, request: HttpRequest, obj: Any, form: forms.ModelForm, change: bool

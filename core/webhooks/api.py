@@ -1,12 +1,17 @@
 """The webhook API: subscriptions (CRUD), each one's delivery log, replaying a delivery.
 
-Calibration leads and recruiters only. Others get 403 on the list and on creating,
-and 404 for a subscription or delivery by id, so ids leak nothing.
+Calibration leads and recruiters, each their own subscriptions only. Others get 403 on
+the list and on creating, and everyone 404 for a subscription or delivery not their
+own, so ids leak nothing. Only those who read contact details and free text in the
+API (recruiters, or the holders of core.webhook_details) may ask for them
+(include_details); what a delivery carries is decided when it is sent
+(core.webhooks.readers).
 """
 
 from typing import Any
 
 from django.db.models import QuerySet
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -17,6 +22,8 @@ from rest_framework.views import APIView
 
 from config.openapi import error
 from core.auth import signed_in
+from core.etags import ETagMixin
+from core.idempotency import REDACT_ATTRIBUTE
 from core.webhooks import selectors, services
 from core.webhooks.models import WebhookSubscription
 from core.webhooks.serializers import (
@@ -45,7 +52,15 @@ def _valid(request: Request, *, partial: bool = False) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
+# What a kept answer of the creating POST (core/idempotency.py) shows instead of the secret.
+SECRET_NOT_KEPT = (
+    "The signing secret is shown only in the first answer that created this subscription; "
+    "it is not kept for replays. Delete the subscription and create another if it is lost."
+)
+
+
 class WebhookViewSet(
+    ETagMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
@@ -69,9 +84,11 @@ class WebhookViewSet(
         subscription = services.webhook_subscription_create(
             **_valid(request), by=signed_in(request)
         )
-        return Response(
+        response = Response(
             SubscriptionCreatedSerializer(subscription).data, status=status.HTTP_201_CREATED
         )
+        setattr(response, REDACT_ATTRIBUTE, {"secret": SECRET_NOT_KEPT})
+        return response
 
     @extend_schema(request=SubscriptionInputSerializer, responses={200: SubscriptionSerializer})
     def partial_update(self, request: Request, pk: int) -> Response:
@@ -109,4 +126,19 @@ class DeliveryReplayView(APIView):
     def post(self, request: Request, pk: int) -> Response:
         delivery = selectors.delivery_get(user=request.user, pk=pk)
         replay = services.webhook_delivery_replay(delivery=delivery, by=signed_in(request))
-        return Response(DeliverySerializer(replay).data, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            DeliverySerializer(replay).data,
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": reverse("webhook-delivery", args=[replay.pk])},
+        )
+
+
+class DeliveryView(APIView):
+    """One delivery of one of the caller's subscriptions: where a replay's Location points."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: DeliverySerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        delivery = selectors.delivery_get(user=request.user, pk=pk)
+        return Response(DeliverySerializer(delivery).data)

@@ -30,8 +30,12 @@ class WebhookSubscription(models.Model):
     event_types = models.JSONField(default=list)
     active = models.BooleanField(default=True)
     # May payloads carry the candidate's name and contact details and free text (notes,
-    # a decision's rationale)? Off by default: payloads carry ids.
+    # a decision's rationale)? Off by default: payloads carry ids. Only a recruiter (or
+    # the holder of core.webhook_details) may turn it on, and it gives details only while
+    # the owner still may read them (core.webhooks.readers).
     include_details = models.BooleanField(default=False)
+    # The owner: the only one who manages it in the API, and whose rights at each
+    # delivery decide what it carries (core.webhooks.readers).
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -40,6 +44,9 @@ class WebhookSubscription(models.Model):
     class Meta:
         ordering = ["id"]
         verbose_name = "webhook subscription"
+        permissions = [
+            ("webhook_details", "Receive contact details and free text in webhooks"),
+        ]
 
     def __str__(self) -> str:
         return self.url
@@ -76,6 +83,8 @@ class WebhookDelivery(models.Model):
         PENDING = "pending"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
+        # Not sent: the subscription's owner may not read the event (core.webhooks.readers).
+        WITHHELD = "withheld"
 
     event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
     subscription = models.ForeignKey(

@@ -13,10 +13,15 @@ def may_manage_webhooks(user: Viewer) -> bool:
 
 
 def subscriptions_visible_to(user: Viewer) -> QuerySet[WebhookSubscription]:
-    """Every subscription for those who manage webhooks; none for anyone else."""
+    """The user's own subscriptions, for those who manage webhooks; none for anyone
+    else. Another's subscription is theirs alone (the admin shows all)."""
     if not may_manage_webhooks(user):
         return WebhookSubscription.objects.none()
-    return WebhookSubscription.objects.select_related("created_by").order_by("id")
+    return (
+        WebhookSubscription.objects.filter(created_by=user.pk)
+        .select_related("created_by")
+        .order_by("id")
+    )
 
 
 def subscription_get(*, user: Viewer, pk: int) -> WebhookSubscription:
@@ -36,10 +41,13 @@ def deliveries_of(*, subscription: WebhookSubscription) -> QuerySet[WebhookDeliv
 
 
 def delivery_get(*, user: Viewer, pk: int) -> WebhookDelivery:
-    """Return the delivery with its event and subscription; 404 for those who may not see it."""
-    if not may_manage_webhooks(user):
-        raise Http404("No such delivery.")
-    found = WebhookDelivery.objects.select_related("event", "subscription").filter(pk=pk).first()
+    """Return the delivery with its event and subscription; 404 unless it is one of the
+    user's own subscriptions' (subscriptions_visible_to)."""
+    found = (
+        WebhookDelivery.objects.select_related("event", "subscription")
+        .filter(pk=pk, subscription__in=subscriptions_visible_to(user).values("pk"))
+        .first()
+    )
     if found is None:
         raise Http404("No such delivery.")
     return found

@@ -61,8 +61,11 @@ class SubscriptionCreatedSerializer(SubscriptionSerializer):
 class DeliverySerializer(serializers.ModelSerializer):
     event_id = serializers.CharField(source="event.event_id")
     event_type = serializers.CharField(source="event.kind")
-    payload = serializers.JSONField(
-        source="event.payload", help_text="The event's ids (never its details)."
+    payload = serializers.SerializerMethodField(
+        help_text=(
+            "The event's ids (never its details), once the delivery was sent: null while "
+            "unsent or withheld (its owner may not read the event)."
+        )
     )
 
     class Meta:
@@ -73,3 +76,9 @@ class DeliverySerializer(serializers.ModelSerializer):
             "next_attempt_at", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_payload(self, delivery: WebhookDelivery) -> dict[str, Any] | None:
+        # Only what was sent: an unsent or withheld delivery's event may be about a card
+        # its owner may not read (core.webhooks.readers decides at each attempt).
+        sent = delivery.attempts > 0 and delivery.status != WebhookDelivery.Status.WITHHELD
+        return dict(delivery.event.payload) if sent else None

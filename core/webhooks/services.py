@@ -14,9 +14,9 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.exceptions import Conflict
+from config.exceptions import ApplicationError, Conflict
 from core.services import audit_event_record as audit
-from core.webhooks import signing, targets, transport
+from core.webhooks import readers, signing, targets, transport
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,24 @@ Payload = Callable[[bool], EventData]
 # --- subscriptions ---------------------------------------------------------------------------
 
 
+class DetailsForbidden(ApplicationError):
+    """Asking for details one may not read in the API (HTTP 403)."""
+
+    status_code = 403
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Only recruiters, or staff given the webhook details permission, may have "
+            "contact details and free text in webhooks; leave include_details false.",
+            code="webhook_details_forbidden",
+        )
+
+
+def _check_details_allowed(by: User | None) -> None:
+    if not readers.may_receive_details(by):
+        raise DetailsForbidden()
+
+
 def _event_types(values: Sequence[str]) -> list[str]:
     chosen = list(dict.fromkeys(values))
     unknown = [value for value in chosen if value not in EventType.values]
@@ -77,7 +95,10 @@ def webhook_subscription_create(
     by: User | None,
 ) -> WebhookSubscription:
     """Create a subscription with a new secret; the returned object is the only one
-    that should ever show the secret to anyone."""
+    that should ever show the secret to anyone. `by` owns it: include_details only
+    for those who may have details (readers.may_receive_details)."""
+    if include_details:
+        _check_details_allowed(by)
     subscription = WebhookSubscription(
         url=url,
         secret=signing.secret_new(),
@@ -115,7 +136,10 @@ def webhook_subscription_update(
     active: bool | None = None,
     include_details: bool | None = None,
 ) -> WebhookSubscription:
-    """Change what is given (None: left as it is); audit each change as before → after."""
+    """Change what is given (None: left as it is); audit each change as before → after.
+    Turning include_details on is for those who may have details."""
+    if include_details and not subscription.include_details:
+        _check_details_allowed(by)
     given = {
         "url": url,
         "event_types": None if event_types is None else _event_types(event_types),
@@ -194,13 +218,9 @@ def webhook_event_details_erase(*, candidate_id: int) -> int:
     return WebhookEvent.objects.filter(payload__candidate_id=candidate_id).update(details={})
 
 
-def body_of(event: WebhookEvent, *, include_details: bool) -> str:
-    """Return the JSON body delivered for the event: the same bytes on every attempt.
-
-    `{"id", "type", "timestamp", "data"}`, `data` holding the event's ids and, for a
-    subscription that includes details, its details too.
-    """
-    data = {**event.payload, **(event.details if include_details else {})}
+def body_of(event: WebhookEvent, *, data: dict[str, Any]) -> str:
+    """Return the JSON body delivered for the event: `{"id", "type", "timestamp", "data"}`,
+    `data` as the subscription's owner may read it (readers.data_for)."""
     body = {
         "id": event.event_id,
         "type": event.kind,
@@ -225,12 +245,14 @@ def webhook_delivery_attempt(*, delivery_id: int, now: datetime | None = None) -
        lease: of two workers, one changes the row and sends, the other stops.
     4. The claim commits before the request goes out; the outcome is written only if
        the attempt is still the delivery's latest.
-    5. A failure (network error, an answer other than 2xx) schedules the next attempt
+    5. The body is built now from the owner's rights now (readers.data_for): one
+       whose owner may not read the event is withheld, nothing sent.
+    6. A failure (network error, an answer other than 2xx) schedules the next attempt
        after RETRY_DELAYS; after MAX_ATTEMPTS the delivery has failed.
     """
     now = now or timezone.now()
     delivery = (
-        WebhookDelivery.objects.select_related("event", "subscription")
+        WebhookDelivery.objects.select_related("event", "subscription__created_by")
         .filter(pk=delivery_id)
         .first()
     )
@@ -255,10 +277,22 @@ def webhook_delivery_attempt(*, delivery_id: int, now: datetime | None = None) -
             last_error="The subscription is inactive.",
         )
         return "inactive"
+    data = readers.data_for(
+        event=delivery.event,
+        owner=subscription.created_by,
+        include_details=subscription.include_details,
+    )
+    if data is None:
+        mine.update(
+            status=WebhookDelivery.Status.WITHHELD,
+            next_attempt_at=None,
+            last_error="Withheld: the subscription's owner may not read this event.",
+        )
+        return "withheld"
     if not mine.update(attempts=F("attempts") + 1, locked_until=now + LEASE, last_attempt_at=now):
         return "taken"
     attempt = delivery.attempts + 1
-    body = body_of(delivery.event, include_details=subscription.include_details)
+    body = body_of(delivery.event, data=data)
     headers = signing.headers(
         secret=subscription.secret,
         event_id=delivery.event.event_id,

@@ -36,10 +36,26 @@ class PrivateTarget(ApplicationError):
         self.address = address
 
 
-def is_private(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone (fe80::1%eth0)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is loopback too
+# IPv6 forms that carry an IPv4 address a router or translator will reach: NAT64's
+# well-known prefix (RFC 6052, the IPv4 in the last 32 bits) and its local-use prefix
+# (RFC 8215: translates to networks of the operator's choosing, so never a public target).
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+# IPv4-compatible addresses (deprecated, RFC 4291 2.5.5.1): ::a.b.c.d.
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """Return the IPv4 addresses an IPv6 transition form carries: IPv4-mapped, 6to4
+    (2002::/16), Teredo (2001::/32: its server, and its client, which Python already
+    un-XORs), IPv4-compatible and NAT64 (64:ff9b::/96)."""
+    found = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
+    if ip in _NAT64 or (ip in _IPV4_COMPATIBLE and int(ip) > 1):  # not :: or ::1
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return [address for address in found if address is not None]
+
+
+def _not_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return (
         ip.is_loopback
         or ip.is_private
@@ -49,6 +65,19 @@ def is_private(address: str) -> bool:
         or ip.is_unspecified
         or not ip.is_global
     )
+
+
+def is_private(address: str) -> bool:
+    """Whether an address is not a public one: itself, or an IPv4 address an IPv6
+    transition form embeds (http://[2002:7f00:1::]/ reaches 127.0.0.1 through a 6to4
+    relay), or anything in NAT64's local-use prefix."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone (fe80::1%eth0)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _NAT64_LOCAL:
+            return True
+        if any(_not_public(embedded) for embedded in _embedded_ipv4(ip)):
+            return True
+    return _not_public(ip)
 
 
 def resolve(host: str, port: int, *, timeout: float = RESOLVE_TIMEOUT) -> list[str]:

@@ -10,6 +10,11 @@ router.register("webhooks", api.WebhookViewSet, basename="webhook")
 
 urlpatterns = [
     path(
+        "webhooks/deliveries/<int:pk>/",
+        api.DeliveryView.as_view(),
+        name="webhook-delivery",
+    ),
+    path(
         "webhooks/deliveries/<int:pk>/replay/",
         api.DeliveryReplayView.as_view(),
         name="webhook-delivery-replay",

@@ -4,13 +4,21 @@ Each function returns a Payload: the event's data, built only if some subscripti
 hears the event. Ids go to every subscriber; the candidate's name and contact details
 and free text (a card's summary, an amendment's reason, a decision's rationale) only
 to subscriptions that include details.
+
+The readers (read_card, read_decision) decide at each delivery what a subscription's
+owner may read of an event (core.webhooks.readers): the card or loop as the API would
+show it to them, blind rule included (scoring.visibility).
 """
 
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.models import User
+
 from core.webhooks.services import EventData, Payload
+from interviews import selectors as interview_selectors
 from interviews.models import Loop
+from scoring import visibility
 from scoring.models import Amendment, Scorecard
 
 
@@ -90,3 +98,36 @@ def loop(decided: Loop) -> Payload:
         return EventData(ids=ids, details=extra)
 
     return build
+
+
+# --- what an owner may read, at delivery --------------------------------------------------
+
+
+def read_card(owner: User, ids: dict[str, Any], details: dict[str, Any]) -> dict[str, Any] | None:
+    """scorecard.submitted and .amended: nothing unless the owner may read the card now
+    (their own, every submitted one for recruiters, else only where they hold a seat
+    and are no longer blind); then its ids and the details they were given."""
+    readable = Scorecard.objects.filter(
+        visibility.readable_anywhere(user=owner), pk=int(ids["scorecard_id"])
+    )
+    if not readable.exists():
+        return None
+    return {**ids, **details}
+
+
+def read_decision(
+    owner: User, ids: dict[str, Any], details: dict[str, Any]
+) -> dict[str, Any] | None:
+    """loop.decided: nothing unless the owner may see the loop now; the rationale only
+    if they may read its debrief (interviews.selectors.debriefable)."""
+    found = (
+        interview_selectors.loops_visible_to(owner)
+        .filter(pk=int(ids["loop_id"]))
+        .values_list("debriefable", flat=True)  # type: ignore[misc]  # loops_visible_to annotates it
+        .first()
+    )
+    if found is None:
+        return None
+    if not found:
+        details = {key: value for key, value in details.items() if key != "rationale"}
+    return {**ids, **details}

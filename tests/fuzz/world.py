@@ -36,6 +36,8 @@ def build_world() -> None:
         webhook_services.webhook_subscription_create(url=url, event_types=EventType.values, by=None)
     call_command("seed_demo", stdout=io.StringIO())
     WebhookSubscription.objects.filter(url__endswith="/paused").update(active=False)
+    # A subscription is its owner's alone (others get 404): the recruiter's.
+    WebhookSubscription.objects.update(created_by=User.objects.get(username="demo-recruiter"))
     lead = User.objects.get(username="demo-lead")
     calibration_services.calibration_run_now(
         role=Role.objects.get(name="AI Infrastructure Engineer"), by=lead

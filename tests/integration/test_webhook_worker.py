@@ -21,9 +21,10 @@ from django.db import connection
 from standardwebhooks import Webhook
 
 from config.celery import app
+from core.permissions import RECRUITER
 from core.webhooks import services
 from core.webhooks.models import WebhookDelivery
-from tests.conftest import need, port_open
+from tests.conftest import make_user, need, port_open
 from tests.core.webhooks.receiver import receiving
 from tests.integration.conftest import BROKER, ROOT, _database_url, _forget_connections, wait_for
 
@@ -125,13 +126,17 @@ def test_a_worker_killed_mid_delivery_delivers_the_event_once_after_a_restart(
 ) -> None:
     released = threading.Event()
     with receiving(hold=released) as receiver:
+        # A recruiter's: a delivery carries what its owner may read (an owner-less
+        # subscription reads nothing).
         subscription = services.webhook_subscription_create(
-            url=receiver.url, event_types=["loop.decided"], by=None
+            url=receiver.url,
+            event_types=["calibration.completed"],
+            by=make_user("rita", RECRUITER),
         )
         # Outside a transaction: written and published at once.
         event = services.webhook_event_emit(
-            kind="loop.decided",
-            payload=lambda details: services.EventData(ids={"loop_id": 42}),
+            kind="calibration.completed",
+            payload=lambda details: services.EventData(ids={"snapshot_id": 42}),
         )
         assert event is not None
         delivery = event.deliveries.get()
@@ -161,4 +166,4 @@ def test_a_worker_killed_mid_delivery_delivers_the_event_once_after_a_restart(
     for request in receiver.received:
         assert request.headers["webhook-id"] == event.event_id
         body = Webhook(subscription.secret).verify(request.body, request.headers)
-        assert body["data"] == {"loop_id": 42}
+        assert body["data"] == {"snapshot_id": 42}

@@ -97,7 +97,7 @@ def build_world() -> World:
         url="https://ats.example.com/hooks",
         event_types=["scorecard.submitted"],
         include_details=True,
-        by=users["leo"],
+        by=users["rita"],
     )
     cards = {
         "ines": submitted(users["ines"], first, notes=NOTE["ines"], summary=SUMMARY["ines"]),

@@ -263,15 +263,17 @@ EXPECTED: dict[tuple[str, str], tuple[int, int, int, int, int, int, int]] = {
     ("calibration-runs", "POST"): (401, 403, 403, 403, 403, 403, 400),
     # a run is an object: those who may not see it get 404, as everywhere else
     ("calibration-run", "GET"): (401, 404, 404, 404, 404, 404, 200),
-    # webhooks: leads and recruiters; by id, 404 for everyone else
+    # webhooks: leads and recruiters, each their own (the world's is rita's); by id,
+    # 404 for everyone else
     ("webhook-list", "GET"): (401, 403, 403, 403, 403, 200, 200),
     ("webhook-list", "POST"): (401, 403, 403, 403, 403, 400, 400),
-    ("webhook-detail", "GET"): (401, 404, 404, 404, 404, 200, 200),
-    ("webhook-detail", "PATCH"): (401, 404, 404, 404, 404, 200, 200),
-    ("webhook-detail", "DELETE"): (401, 404, 404, 404, 404, 204, 204),
-    ("webhook-deliveries", "GET"): (401, 404, 404, 404, 404, 200, 200),
+    ("webhook-detail", "GET"): (401, 404, 404, 404, 404, 200, 404),
+    ("webhook-detail", "PATCH"): (401, 404, 404, 404, 404, 200, 404),
+    ("webhook-detail", "DELETE"): (401, 404, 404, 404, 404, 204, 404),
+    ("webhook-deliveries", "GET"): (401, 404, 404, 404, 404, 200, 404),
+    ("webhook-delivery", "GET"): (401, 404, 404, 404, 404, 200, 404),
     ("webhook-delivery-replay", "GET"): (401, 405, 405, 405, 405, 405, 405),
-    ("webhook-delivery-replay", "POST"): (401, 404, 404, 404, 404, 202, 202),
+    ("webhook-delivery-replay", "POST"): (401, 404, 404, 404, 404, 202, 404),
 }
 
 # Hank's column where it is not Olga's: he builds and staffs loops of the role he owns

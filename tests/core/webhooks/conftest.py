@@ -18,18 +18,23 @@ def receiver() -> Iterator[Receiver]:
 
 
 @pytest.fixture
-def subscribe(lead: User, receiver: Receiver):  # type: ignore[no-untyped-def]
-    """Subscribe the receiver (or `url`) to the given event types."""
+def subscribe(recruiter: User, receiver: Receiver):  # type: ignore[no-untyped-def]
+    """Subscribe the receiver (or `url`) to the given event types, owned by the recruiter
+    (who reads everything the events carry) or `by`."""
 
     def make(
-        *kinds: str, include_details: bool = False, url: str = "", active: bool = True
+        *kinds: str,
+        include_details: bool = False,
+        url: str = "",
+        active: bool = True,
+        by: User | None = None,
     ) -> WebhookSubscription:
         return services.webhook_subscription_create(
             url=url or receiver.url,
             event_types=list(kinds) or EventType.values,
             include_details=include_details,
             active=active,
-            by=lead,
+            by=by or recruiter,
         )
 
     return make

@@ -3,7 +3,7 @@
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from config.urls import urlpatterns  # noqa: F401  (admin autodiscovery)
@@ -68,6 +68,30 @@ def test_it_refuses_a_private_target_as_the_urls_error_writing_nothing(
         "url": [
             "The URL's host 169.254.169.254 is or resolves to 169.254.169.254, a private, "
             "loopback, link-local or reserved address: webhooks go to public addresses only."
+        ]
+    }
+    assert not WebhookSubscription.objects.exists()
+    assert not AuditEvent.objects.exists()
+
+
+def test_staff_without_the_details_right_may_not_ask_for_details_writing_nothing(
+    client: Client, db: None
+) -> None:
+    staff = User.objects.create_user("sara", "sara@example.com", "pw", is_staff=True)
+    staff.user_permissions.add(*Permission.objects.filter(codename__in=["add_webhooksubscription"]))
+    client.force_login(staff)
+
+    response = client.post(
+        "/admin/core/webhooksubscription/add/",
+        {"url": "https://ats.example.com/hooks", "event_types": ["loop.decided"],
+         "active": "on", "include_details": "on"},
+    )  # fmt: skip
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "include_details": [
+            "Only recruiters, or staff given the webhook details permission, may have contact "
+            "details and free text in webhooks; leave include_details false."
         ]
     }
     assert not WebhookSubscription.objects.exists()

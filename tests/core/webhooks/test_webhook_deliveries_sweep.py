@@ -13,10 +13,12 @@ from tests.core.webhooks.receiver import Receiver
 
 def emitted(n: int) -> list[WebhookDelivery]:
     deliveries = []
-    for loop_id in range(n):
+    for snapshot_id in range(n):
         event = services.webhook_event_emit(
-            kind="loop.decided",
-            payload=lambda details, loop_id=loop_id: services.EventData(ids={"loop_id": loop_id}),
+            kind="calibration.completed",
+            payload=lambda details, snapshot_id=snapshot_id: services.EventData(
+                ids={"snapshot_id": snapshot_id}
+            ),
         )
         assert event is not None
         deliveries.append(event.deliveries.get())
@@ -26,7 +28,7 @@ def emitted(n: int) -> list[WebhookDelivery]:
 def test_it_publishes_overdue_and_stranded_deliveries_only(
     subscribe: Callable[..., WebhookSubscription], receiver: Receiver
 ) -> None:
-    subscribe("loop.decided")
+    subscribe("calibration.completed")
     overdue, on_time, in_flight, stranded, done = emitted(5)
     now = timezone.now()
     late = now - services.SWEEP_GRACE - timedelta(seconds=1)
@@ -42,7 +44,7 @@ def test_it_publishes_overdue_and_stranded_deliveries_only(
     assert services.webhook_deliveries_sweep(now=now) == 2
 
     # Run in-process, the published tasks have sent them.
-    assert sorted(r.json["data"]["loop_id"] for r in receiver.received) == [0, 3]
+    assert sorted(r.json["data"]["snapshot_id"] for r in receiver.received) == [0, 3]
     statuses = dict(rows.values_list("pk", "status"))
     assert statuses[overdue.pk] == statuses[stranded.pk] == WebhookDelivery.Status.SUCCEEDED
     assert statuses[on_time.pk] == statuses[in_flight.pk] == WebhookDelivery.Status.PENDING
@@ -55,7 +57,7 @@ def test_the_sweep_task_finds_nothing_to_do_when_all_is_on_time(db: None) -> Non
 def test_the_delivery_task_run_twice_sends_once(
     subscribe: Callable[..., WebhookSubscription], receiver: Receiver
 ) -> None:
-    subscribe("loop.decided")
+    subscribe("calibration.completed")
     (delivery,) = emitted(1)
 
     assert webhook_deliver_task.delay(delivery.pk).get() == "succeeded"

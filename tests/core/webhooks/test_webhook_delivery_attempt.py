@@ -21,9 +21,10 @@ Status = WebhookDelivery.Status
 
 
 def emit() -> WebhookDelivery:
-    """Emit a loop.decided event outside any transaction's commit: its delivery, unsent."""
+    """Emit a calibration.completed event outside any transaction's commit: its delivery, unsent."""
     event = services.webhook_event_emit(
-        kind="loop.decided", payload=lambda details: services.EventData(ids={"loop_id": 7})
+        kind="calibration.completed",
+        payload=lambda details: services.EventData(ids={"snapshot_id": 7}),
     )
     assert event is not None
     return event.deliveries.get()
@@ -39,7 +40,7 @@ def fresh(delivery: WebhookDelivery) -> WebhookDelivery:
 
 @pytest.fixture
 def delivery(subscribe: Callable[..., WebhookSubscription]) -> WebhookDelivery:
-    subscribe("loop.decided")
+    subscribe("calibration.completed")
     return emit()
 
 
@@ -108,7 +109,7 @@ def test_it_records_a_network_error_and_retries(
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    subscribe("loop.decided", url=f"http://127.0.0.1:{port}/hooks/")
+    subscribe("calibration.completed", url=f"http://127.0.0.1:{port}/hooks/")
     delivery = emit()
 
     assert attempt(delivery) == "retrying"
@@ -215,7 +216,7 @@ def test_two_workers_at_once_send_the_attempt_once(
     from tests.conftest import need
 
     need("PostgreSQL (row locks)", connection.vendor == "postgresql")
-    subscribe("loop.decided")
+    subscribe("calibration.completed")
     with mock.patch.object(services, "_publish_all"):  # committed at once: no task run here
         delivery = emit()
 

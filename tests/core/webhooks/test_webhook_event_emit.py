@@ -289,7 +289,7 @@ def test_it_reports_each_calibration_snapshot_stored_and_none_for_unchanged_inpu
     role = loop.loop.role
     # The submission's recalculation has stored snapshots already: start again.
     CalibrationSnapshot.objects.filter(role=role).delete()
-    subscription = subscribe("calibration.completed")
+    subscription = subscribe("calibration.completed", by=lead)  # a lead reads the exact time
 
     with django_capture_on_commit_callbacks(execute=True):
         calibration.calibration_run_now(role=role, by=lead)

@@ -7,8 +7,11 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from config.token_auth import token_issue
+from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.webhooks import services
+from core.webhooks.api import SECRET_NOT_KEPT
 from core.webhooks.models import WebhookDelivery, WebhookEvent, WebhookSubscription
 from tests.conftest import client_for
 from tests.core.webhooks.receiver import Receiver
@@ -35,9 +38,9 @@ def shown(subscription: WebhookSubscription) -> dict[str, Any]:
     }
 
 
-def emitted(kind: str = "loop.decided") -> WebhookEvent:
+def emitted(kind: str = "calibration.completed") -> WebhookEvent:
     event = services.webhook_event_emit(
-        kind=kind, payload=lambda details: services.EventData(ids={"loop_id": 7})
+        kind=kind, payload=lambda details: services.EventData(ids={"snapshot_id": 7})
     )
     assert event is not None
     return event
@@ -45,14 +48,16 @@ def emitted(kind: str = "loop.decided") -> WebhookEvent:
 
 @pytest.fixture
 def hook(lead: User) -> WebhookSubscription:
-    return services.webhook_subscription_create(url=URL, event_types=["loop.decided"], by=lead)
+    return services.webhook_subscription_create(
+        url=URL, event_types=["calibration.completed"], by=lead
+    )
 
 
 # --- creating ----------------------------------------------------------------------------------
 
 
-def test_a_lead_subscribes_a_url_and_is_shown_its_secret_once(lead: User) -> None:
-    api = client_for(lead)
+def test_a_recruiter_subscribes_a_url_and_is_shown_its_secret_once(recruiter: User) -> None:
+    api = client_for(recruiter)
 
     response = api.post("/api/v1/webhooks/", {**BODY, "include_details": True}, format="json")
 
@@ -61,7 +66,7 @@ def test_a_lead_subscribes_a_url_and_is_shown_its_secret_once(lead: User) -> Non
     assert response.json() == {
         **shown(subscription),
         "include_details": True,
-        "created_by": "leo",
+        "created_by": "rita",
         "secret": subscription.secret,
     }
     assert subscription.secret.startswith("whsec_")
@@ -74,15 +79,15 @@ def test_a_lead_subscribes_a_url_and_is_shown_its_secret_once(lead: User) -> Non
         assert subscription.secret.encode() not in read.content
         assert b"whsec_" not in read.content
     event = AuditEvent.objects.get(action="webhook.created")
-    assert (event.actor, event.target) == (lead, f"webhook {subscription.pk} ({URL})")
+    assert (event.actor, event.target) == (recruiter, f"webhook {subscription.pk} ({URL})")
     assert subscription.secret not in str(event.data)
 
 
-def test_a_recruiter_manages_webhooks_too(recruiter: User) -> None:
-    response = client_for(recruiter).post("/api/v1/webhooks/", BODY, format="json")
+def test_a_lead_manages_webhooks_too(lead: User) -> None:
+    response = client_for(lead).post("/api/v1/webhooks/", BODY, format="json")
 
     assert response.status_code == 201, response.content
-    assert WebhookSubscription.objects.get().created_by == recruiter
+    assert WebhookSubscription.objects.get().created_by == lead
 
 
 @pytest.mark.parametrize(
@@ -216,18 +221,18 @@ def test_a_lead_deletes_a_subscription_with_its_log(lead: User, hook: WebhookSub
 
 
 def test_the_log_shows_each_delivery_with_its_event_ids_and_outcome(
-    lead: User,
+    recruiter: User,
     subscribe: Callable[..., WebhookSubscription],
     receiver: Receiver,
     django_capture_on_commit_callbacks: Callable[..., Any],
 ) -> None:
-    subscription = subscribe("loop.decided")
+    subscription = subscribe("calibration.completed")
     receiver.statuses = [500]
     with django_capture_on_commit_callbacks(execute=True):
         event = emitted()
     delivery = event.deliveries.get()
 
-    response = client_for(lead).get(f"/api/v1/webhooks/{subscription.pk}/deliveries/")
+    response = client_for(recruiter).get(f"/api/v1/webhooks/{subscription.pk}/deliveries/")
 
     assert response.status_code == 200
     delivery.refresh_from_db()
@@ -240,8 +245,8 @@ def test_the_log_shows_each_delivery_with_its_event_ids_and_outcome(
                 "id": delivery.pk,
                 "subscription": subscription.pk,
                 "event_id": event.event_id,
-                "event_type": "loop.decided",
-                "payload": {"loop_id": 7},
+                "event_type": "calibration.completed",
+                "payload": {"snapshot_id": 7},
                 "replay_of": None,
                 "status": "pending",
                 "attempts": 1,
@@ -257,20 +262,21 @@ def test_the_log_shows_each_delivery_with_its_event_ids_and_outcome(
 
 
 def test_a_replay_sends_the_same_event_id_again(
-    lead: User,
+    recruiter: User,
     subscribe: Callable[..., WebhookSubscription],
     receiver: Receiver,
     django_capture_on_commit_callbacks: Callable[..., Any],
 ) -> None:
-    subscribe("loop.decided")
+    subscribe("calibration.completed")
     with django_capture_on_commit_callbacks(execute=True):
         original = emitted().deliveries.get()
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = client_for(lead).post(f"/api/v1/webhooks/deliveries/{original.pk}/replay/")
+        response = client_for(recruiter).post(f"/api/v1/webhooks/deliveries/{original.pk}/replay/")
 
     assert response.status_code == 202, response.content
     replay = WebhookDelivery.objects.exclude(pk=original.pk).get()
+    assert response["Location"] == f"/api/v1/webhooks/deliveries/{replay.pk}/"
     assert response.json()["id"] == replay.pk
     assert response.json()["replay_of"] == original.pk
     assert response.json()["event_id"] == original.event.event_id
@@ -278,7 +284,11 @@ def test_a_replay_sends_the_same_event_id_again(
     assert receiver.received[0].body == receiver.received[1].body
     replay.refresh_from_db()
     assert (replay.status, replay.attempts) == ("succeeded", 1)
-    assert AuditEvent.objects.filter(action="webhook.replayed", actor=lead).count() == 1
+    assert AuditEvent.objects.filter(action="webhook.replayed", actor=recruiter).count() == 1
+    # The Location names the new delivery, as it now stands.
+    followed = client_for(recruiter).get(response["Location"])
+    assert followed.status_code == 200
+    assert (followed.json()["id"], followed.json()["status"]) == (replay.pk, "succeeded")
 
 
 def test_it_refuses_to_replay_to_an_inactive_subscription_writing_nothing(
@@ -304,7 +314,7 @@ def test_the_list_reads_a_page_of_subscriptions_in_a_fixed_number_of_queries(
 ) -> None:
     for n in range(30):
         services.webhook_subscription_create(
-            url=f"{URL}/{n}", event_types=["loop.decided"], by=lead if n % 2 else recruiter
+            url=f"{URL}/{n}", event_types=["calibration.completed"], by=lead if n % 2 else recruiter
         )
     api = client_for(User.objects.get(pk=lead.pk))  # its persona cache starts empty
 
@@ -312,7 +322,7 @@ def test_the_list_reads_a_page_of_subscriptions_in_a_fixed_number_of_queries(
     with django_assert_max_num_queries(3):
         response = api.get("/api/v1/webhooks/")
 
-    assert response.json()["count"] == 30
+    assert response.json()["count"] == 15  # the lead's own; the recruiter's are theirs
 
 
 def test_the_log_reads_a_page_of_deliveries_in_a_fixed_number_of_queries(
@@ -328,3 +338,54 @@ def test_the_log_reads_a_page_of_deliveries_in_a_fixed_number_of_queries(
         response = api.get(f"/api/v1/webhooks/{hook.pk}/deliveries/")
 
     assert response.json()["count"] == 30
+
+
+# --- retries of the creating POST, ETag and If-Match -----------------------------------------
+
+
+def test_a_retried_subscribe_says_the_secret_is_not_shown_again_and_it_is_never_kept(
+    lead: User,
+) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_issue(user=lead).key}")
+
+    first = client.post("/api/v1/webhooks/", BODY, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+    again = client.post("/api/v1/webhooks/", BODY, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+
+    assert (first.status_code, again.status_code) == (201, 201)
+    subscription = WebhookSubscription.objects.get()  # one, not two
+    assert first.json()["secret"] == subscription.secret
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == {
+        **first.json(),
+        "secret": None,
+        "secret_note": SECRET_NOT_KEPT,
+    }
+    assert again["Location"] == first["Location"] == f"/api/v1/webhooks/{subscription.pk}/"
+    # The kept answer never held it.
+    for kept in IdempotentRequest.objects.values_list("body", flat=True):
+        assert subscription.secret.encode() not in bytes(kept)
+        assert b"whsec_" not in bytes(kept)
+
+
+def test_a_subscription_carries_an_etag_and_a_stale_if_match_changes_nothing(
+    lead: User, hook: WebhookSubscription
+) -> None:
+    api = client_for(lead)
+    read = api.get(f"/api/v1/webhooks/{hook.pk}/")
+    tag = read["ETag"]
+    changed = api.patch(
+        f"/api/v1/webhooks/{hook.pk}/", {"active": False}, format="json", HTTP_IF_MATCH=tag
+    )
+    assert changed.status_code == 200, changed.content
+    assert changed["ETag"] != tag
+    assert changed["ETag"] == api.get(f"/api/v1/webhooks/{hook.pk}/")["ETag"]
+
+    stale = api.patch(
+        f"/api/v1/webhooks/{hook.pk}/", {"url": f"{URL}/new"}, format="json", HTTP_IF_MATCH=tag
+    )
+
+    assert detail(stale, 412, "precondition_failed").startswith("This object changed since")
+    hook.refresh_from_db()
+    assert (hook.url, hook.active) == (URL, False)
+    assert AuditEvent.objects.filter(action="webhook.changed").count() == 1
