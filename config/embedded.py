@@ -136,6 +136,7 @@ def run(processes: Mapping[str, list[str]], env: Mapping[str, str]) -> int:
             reader.join(timeout=2)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        print("Stopped.", flush=True)
     return 0 if stop.is_set() else 1
 
 

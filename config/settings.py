@@ -387,6 +387,8 @@ if EMBEDDED_BROKER:
         "data_folder_out": str(EMBEDDED_BROKER_FOLDER),
         "control_folder": str(EMBEDDED_BROKER_FOLDER / "control"),
     }
+    # The console's emails print as they are, not each as a WARNING log line.
+    CELERY_WORKER_REDIRECT_STDOUTS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "calibrate-nightly": {
