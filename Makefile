@@ -1,4 +1,5 @@
-# Two commands: `make run` (a working site on 127.0.0.1:8000) and `make test` (the whole suite).
+# Two commands: `make run` (a working site on 127.0.0.1:8000, with its Celery worker and beat:
+# config/embedded.py) and `make test` (the whole suite).
 # Both need only python3; they create .venv and install the pinned requirements on first use
 # (`make run` the runtime ones only; `make test` adds the test tools).
 PYTHON ?= python3
@@ -30,9 +31,12 @@ run: venv
 	@echo "  Interview Kit is starting on http://$(HOST)/"
 	@echo "  Sign in as demo-recruiter (build and decide loops), demo-interviewer-1 (run an"
 	@echo "  interview and score it) or demo-lead (the bank and calibration); password: demo."
-	@echo "  The README's 'Two commands' table says where each one starts. Ctrl-C stops it."
+	@echo "  The README's 'Two commands' table says where each one starts."
+	@echo "  Beside the web server run a Celery worker and beat (reminders of overdue"
+	@echo "  scorecards every 15 minutes, the sweeps, the nightly calibration); emails are"
+	@echo "  printed here, by the worker. Ctrl-C stops all three."
 	@echo
-	@DJANGO_RUNSERVER_HIDE_WARNING=true $(PY) manage.py runserver $(HOST)
+	@$(PY) -m config.embedded $(HOST)
 
 # The whole suite, on as many processes as the machine has cores (pytest-xdist).
 # The deep API fuzz runs in `make fuzz`; `make test` keeps a quick pass of it.
@@ -62,4 +66,4 @@ lint: venv-dev
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm var staticfiles

@@ -58,7 +58,7 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 SITE_NAME = os.getenv("SITE_NAME", "Interview Kit")
-# Absolute address of the site, for links in emails.
+# Absolute address of the site, for links in emails (`make run` sets it from its HOST).
 SITE_URL = os.getenv("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
@@ -147,6 +147,19 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # `make run` writes from the web server and a Celery worker at once: WAL lets readers
+    # go on beside a writer, a writer waits up to 20 s for another's lock instead of
+    # failing at once with "database is locked", and a transaction takes the write lock
+    # when it begins (IMMEDIATE), not when a read in it turns into a write, which SQLite
+    # refuses at once whatever the timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -324,7 +337,9 @@ CACHES = {
     )
 }
 
-# Celery. No broker configured means tasks run eagerly in-process (development, tests).
+# Celery. No broker configured means tasks run eagerly in-process (tests, manage.py).
+# `make run` (config/embedded.py) sets CELERY_BROKER_URL=filesystem:// for its web server,
+# worker and beat: kombu's file-system transport, its messages files under var/broker/.
 # Webhook targets on loopback, private, link-local or reserved addresses are refused when
 # subscribing and at each delivery (SSRF), unless this is on (a receiver on the LAN).
 WEBHOOK_ALLOW_PRIVATE_TARGETS = envbool("WEBHOOK_ALLOW_PRIVATE_TARGETS", "False")
@@ -332,7 +347,12 @@ WEBHOOK_ALLOW_PRIVATE_TARGETS = envbool("WEBHOOK_ALLOW_PRIVATE_TARGETS", "False"
 CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_RESULT_BACKEND = os.getenv("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
+EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem:")
+EMBEDDED_BROKER_FOLDER = BASE_DIR / "var" / "broker"
+# The broker keeps results too (Redis), except the file system's, which cannot.
+CELERY_RESULT_BACKEND = os.getenv(
+    "CELERY_RESULT_BACKEND", None if EMBEDDED_BROKER else CELERY_BROKER_URL or None
+)
 if CELERY_TASK_ALWAYS_EAGER:
     # Nothing is published in eager mode, but kombu still builds a connection for the
     # empty URL and logs "No hostname was supplied"; the in-memory transport needs none.
@@ -355,11 +375,20 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # many seconds (Redis transport). It must exceed the longest task's run time.
 # Workers look for such tasks every CELERY_RESTORE_INTERVAL seconds: kombu's default
 # (a scan every 10 s x 10) added up to 100 s to each redelivery (bench/faults.py).
-CELERY_BROKER_TRANSPORT_OPTIONS = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, int | str] = {
     "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900),
     "unacked_restore_interval": envint("CELERY_RESTORE_INTERVAL", 10),
     "unacked_restore_throttle": 1,
 }
+if EMBEDDED_BROKER:
+    # One folder both ways: every process writes its messages where the worker reads them.
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {
+        "data_folder_in": str(EMBEDDED_BROKER_FOLDER),
+        "data_folder_out": str(EMBEDDED_BROKER_FOLDER),
+        "control_folder": str(EMBEDDED_BROKER_FOLDER / "control"),
+    }
+    # The console's emails print as they are, not each as a WARNING log line.
+    CELERY_WORKER_REDIRECT_STDOUTS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "calibrate-nightly": {
@@ -398,7 +427,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
     "loggers": {
         "axes": {"level": "WARNING"},
-        # Eager mode (make run): a line per task run in the web process says nothing new.
+        # Eager mode (tests, manage.py): a line per task run in the process says nothing new.
         "celery.app.trace": {"level": "WARNING" if CELERY_TASK_ALWAYS_EAGER else "INFO"},
         # runserver's "Watching for file changes", printed twice (root and django handlers).
         "django.utils.autoreload": {"level": "WARNING"},

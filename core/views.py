@@ -4,6 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 from core import selectors, spreadsheet
 from core.filters import AuditFilter
@@ -30,7 +31,9 @@ def audit_log(request: HttpRequest) -> HttpResponse:
         for event in events.iterator():
             actor = event.actor.username if event.actor else ""
             details = json.dumps(event.data, ensure_ascii=False)
-            writer.writerow([event.at.isoformat(), actor, event.action, event.target, details])
+            # In the reader's zone, its offset in the ISO 8601 time.
+            at = timezone.localtime(event.at).isoformat()
+            writer.writerow([at, actor, event.action, event.target, details])
         return response
     page = Paginator(events, 100).get_page(optional_page(request.GET))
     return render(

@@ -6,7 +6,10 @@ Every text a person wrote (titles, names, prompts, rubric, follow-ups) goes thro
 Markdown this module writes itself (`#`, `**`, `- [ ]`, `>`) is left alone.
 """
 
+from datetime import tzinfo
 from html import escape
+
+from django.utils import timezone
 
 from interviews.models import Interview, InterviewQuestion
 from kit.models import RubricItem
@@ -24,7 +27,11 @@ def _text(value: object) -> str:
     return escape(str(value), quote=False)
 
 
-def kit_markdown(interview: Interview, items: list[InterviewQuestion]) -> str:
+def kit_markdown(
+    interview: Interview, items: list[InterviewQuestion], *, zone: tzinfo | None = None
+) -> str:
+    """Return the kit as Markdown, its time in `zone` (the reader's; by default the
+    current zone, which a page's middleware sets to its viewer's) with its abbreviation."""
     loop = interview.loop
     total = sum(item.version.minutes for item in items)
     lines = [
@@ -34,7 +41,8 @@ def kit_markdown(interview: Interview, items: list[InterviewQuestion]) -> str:
         f"({total} planned across {len(items)} questions)",
     ]
     if interview.scheduled_start:
-        lines.append(f"Scheduled {interview.scheduled_start:%Y-%m-%d %H:%M %Z}")
+        start = timezone.localtime(interview.scheduled_start, zone)
+        lines.append(f"Scheduled {start:%Y-%m-%d %H:%M %Z}")
     for number, item in enumerate(items, start=1):
         version = item.version
         lines += [

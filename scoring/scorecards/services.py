@@ -313,7 +313,8 @@ def scorecard_submit(*, scorecard: Scorecard, by: User) -> Scorecard:
     """
     scorecard = _locked(scorecard, by)
     if scorecard.is_submitted:
-        when = f"{scorecard.submitted_at:%Y-%m-%d %H:%M} UTC"
+        # In the reader's zone: a page's viewer's (the API's is UTC).
+        when = f"{timezone.localtime(scorecard.submitted_at):%Y-%m-%d %H:%M %Z}"
         raise Conflict(
             f"This scorecard was already submitted at {when}.", code="scorecard_already_submitted"
         )
@@ -424,7 +425,7 @@ def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     if loop.status == Loop.Status.DECIDED:
         raise Conflict(
             f"This loop was already decided ({loop.get_decision_display()}) "
-            f"at {loop.decided_at:%Y-%m-%d %H:%M} UTC.",
+            f"at {timezone.localtime(loop.decided_at):%Y-%m-%d %H:%M %Z}.",
             code="loop_already_decided",
         )
     if decision not in Loop.Decision.values:

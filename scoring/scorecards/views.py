@@ -160,7 +160,7 @@ def scorecard(request: HttpRequest, pk: int) -> HttpResponse:
     if autosave:
         return JsonResponse(
             {
-                "saved_at": timezone.localtime().strftime("%H:%M:%S"),
+                "saved_at": timezone.localtime().strftime("%H:%M:%S %Z"),
                 "version": selectors.scorecard_version(card),
             }
         )

@@ -7,6 +7,7 @@ changed start before now is refused on the page and by PUT /api/v1/interviews/{i
 
 import re
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth.models import User
@@ -15,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from core.accounts.models import Profile
 from core.permissions import INTERVIEWER
 from interviews import scheduling, selectors, services
 from interviews.models import Interview, Loop, Panelist
@@ -422,11 +424,34 @@ def test_the_picker_lists_checkboxes_with_each_persons_other_interviews_that_day
     later = timezone.localtime(serving.scheduled_start + timedelta(hours=2))
     end = later + timedelta(minutes=45)
     assert (
-        f'<span class="busy small">also {later:%H:%M}–{end:%H:%M} Serving (Robin Other)</span>'
+        f'<span class="busy small">also {later:%H:%M}–{end:%H:%M UTC} Serving (Robin Other)</span>'
         in picker
     )
     # Ines's own seat on this interview is not "another" interview.
     assert picker.count('class="busy small"') == 1
+
+
+def test_the_pickers_busy_hints_are_in_the_viewers_zone_with_its_abbreviation(
+    client, recruiter, world, interviewer, other_interviewer, panels, interviews
+):
+    Profile.objects.create(user=recruiter, time_zone="Asia/Kolkata")
+    serving = interviews[0]
+    services.interview_update(
+        interview=serving,
+        interviewers=[interviewer],
+        scheduled_start=TOMORROW,
+        scheduled_end=TOMORROW + timedelta(minutes=45),
+    )
+    # 11:00 UTC is 16:30 in Kolkata, the same day there as the 09:00 UTC interview.
+    later = TOMORROW + timedelta(hours=2)
+    other_loop(world, other_interviewer, later)
+    client.force_login(recruiter)
+    html = client.get(reverse("interviews:loop-detail", args=[panels.pk])).content.decode()
+    picker = html[html.index(f'id="id_i{serving.pk}-interviewers"') :]
+    picker = picker[: picker.index("</ul>")]
+    shown = later.astimezone(ZoneInfo("Asia/Kolkata"))
+    assert f"also {shown:%H:%M}–{shown + timedelta(minutes=45):%H:%M} IST Serving" in picker
+    assert shown.strftime("%H:%M") == "16:30"
 
 
 def test_a_refused_save_shows_who_is_busy_on_the_day_typed(
@@ -448,7 +473,7 @@ def test_a_refused_save_shows_who_is_busy_on_the_day_typed(
     picker = picker[: picker.index("</ul>")]
     shown = timezone.localtime(typed)
     assert (
-        f'<span class="busy small">also {shown:%H:%M}–{shown + timedelta(minutes=45):%H:%M} '
+        f'<span class="busy small">also {shown:%H:%M}–{shown + timedelta(minutes=45):%H:%M UTC} '
         "Serving (Robin Other)</span>" in picker
     )
 

@@ -95,7 +95,7 @@ def test_it_autosaves_the_draft_and_answers_the_time(first: Interview, interview
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
     assert list(response.json()) == ["saved_at", "version"]
-    assert re.fullmatch(r"\d\d:\d\d:\d\d", response.json()["saved_at"])
+    assert re.fullmatch(r"\d\d:\d\d:\d\d UTC", response.json()["saved_at"])  # the viewer's zone
     card = Scorecard.objects.get()
     assert (card.status, card.recommendation, card.summary) == ("draft", "no", "Halfway")
     ratings = list(QuestionRating.objects.filter(scorecard=card).order_by("item__order"))
