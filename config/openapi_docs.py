@@ -131,6 +131,8 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
             "not_asked_reason_missing",
             "recommendation_missing",
             "loop_decided",
+            "interview_not_started",
+            "interview_not_scheduled",
         ],
         409: ["scorecard_already_submitted"],
     },

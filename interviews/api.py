@@ -195,23 +195,22 @@ class InterviewViewSet(
     mixins.UpdateModelMixin,
     viewsets.GenericViewSet,
 ):
-    """Interviews: recruiters see all; interviewers only those they sit on (others are 404)."""
+    """Interviews: recruiters see all, hiring managers those of the roles they own and
+    those they sit on, interviewers only those they sit on (others are 404)."""
 
     lookup_value_converter = "int"  # an integer id in the schema; a non-numeric one is a 404
     serializer_class = InterviewSerializer
     permission_classes = [StaffWrites]
     http_method_names = ["get", "post", "put", "head", "options"]
     filterset_class = InterviewFilter
-    # Actions a hiring manager may take on any interview of a role they own.
-    STAFFING = ("update", "alternatives", "swap", "reorder")
 
     def get_queryset(self) -> QuerySet[Interview]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Interview.objects.none()
-        if self.action in self.STAFFING:
-            interviews = selectors.interviews_staffable_by(self.request.user)
-        else:
-            interviews = selectors.interviews_visible_to(self.request.user)
+        # A hiring manager reads and writes every interview of a role they own
+        # (interviews.staffing); who may change an interview's questions is asked
+        # again in _changeable (interviews.editing).
+        interviews = selectors.interviews_staffable_by(self.request.user)
         return interviews.order_by("loop_id", "order")
 
     @extend_schema(request=InterviewInputSerializer, responses={200: InterviewSerializer})

@@ -37,6 +37,11 @@ Further rules of the same table:
   so they do not move when a co-panelist's card lands there.
 * Recruiters read every submitted card of every loop; calibration leads and
   interviewers only those of loops where they hold seats and are not blind.
+* A card is submitted only once its interview has started (``may_submit``): submitting
+  ends its author's blindness, and a card written before the interview rates nothing
+  that happened. An interview with no time yet takes no card. A draft may be written
+  any time, an amendment made to a submitted card any time, and imported historical
+  cards arrive submitted.
 
 Every reader of scorecards asks this module: the ORM forms below for querysets,
 ``seat_done_sql`` where the hot path runs plain SQL, and ``blind`` and ``owes``
@@ -44,6 +49,7 @@ where the facts are already in hand.
 """
 
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
@@ -63,6 +69,12 @@ def blind(*, done: Sequence[bool], recruiter: Callable[[], bool]) -> bool:
     each seat they hold in the loop is done and (asked only if it matters: it may
     cost a query) whether they recruit."""
     return not ((bool(done) and all(done)) or recruiter())
+
+
+def may_submit(*, scheduled_start: datetime | None, now: datetime) -> bool:
+    """Return whether a card for an interview starting at `scheduled_start` may be
+    submitted at `now`: only from the start on, and never while it has no time."""
+    return scheduled_start is not None and scheduled_start <= now
 
 
 def seen_done(*, done: bool, blind: bool, own: bool) -> bool:

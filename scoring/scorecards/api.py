@@ -147,13 +147,14 @@ class ScorecardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         request=None,
         responses={
             200: ScorecardSerializer,
-            400: error("The draft is incomplete."),
+            400: error("The draft is incomplete, or its interview has not started."),
             409: error("The scorecard is already submitted."),
         },
     )
     @action(detail=True, methods=["post"])
     def submit(self, request: Request, pk: str) -> Response:
-        """Submit your complete draft. A second submission answers 409."""
+        """Submit your complete draft once its interview has started. A second submission
+        answers 409."""
         card = services.scorecard_submit(scorecard=self._ref(pk), by=signed_in(request))
         return Response(selectors.scorecard_document(card))
 

@@ -146,10 +146,12 @@ def ticks_insert(
 
 def card_locked(*, scorecard_id: int, user_id: int) -> Row | None:
     """Return the user's card under a row lock (of the card only) as (loop id, loop
-    status, role id, then every column of the card); None if it is not theirs."""
+    status, role id, the interview's scheduled start, then every column of the card);
+    None if it is not theirs."""
     return sql.row(
         f"""
-        SELECT l.{LOOP.id}, l.{LOOP.status}, l.{LOOP.role}, {sql.columns(Scorecard, "s")}
+        SELECT l.{LOOP.id}, l.{LOOP.status}, l.{LOOP.role}, i.{INTERVIEW.scheduled_start},
+               {sql.columns(Scorecard, "s")}
           FROM {CARD.table} s
           JOIN {INTERVIEW.table} i ON i.{INTERVIEW.id} = s.{CARD.interview}
           JOIN {LOOP.table} l ON l.{LOOP.id} = i.{INTERVIEW.loop}

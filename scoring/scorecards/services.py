@@ -3,6 +3,7 @@
 import logging
 import math
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -127,11 +128,13 @@ def _locked(scorecard: Scorecard, by: User) -> Scorecard:
     found = queries.card_locked(scorecard_id=scorecard.pk, user_id=by.pk)
     if found is None:
         raise Http404("No such scorecard of yours.")
-    loop_id, loop_status, role_id, *values = found
+    loop_id, loop_status, role_id, start, *values = found
     scorecard = sql.from_row(Scorecard, values)
     loop = sql.loaded(Loop, id=loop_id, status=loop_status, role_id=role_id)
     loop.role = sql.loaded(Role, id=role_id)
-    scorecard.interview = sql.loaded(Interview, id=scorecard.interview_id, loop_id=loop_id)
+    scorecard.interview = sql.loaded(
+        Interview, id=scorecard.interview_id, loop_id=loop_id, scheduled_start=start
+    )
     scorecard.interview.loop = loop
     scorecard.interviewer = by  # filtered on: no join for it
     return scorecard
@@ -146,6 +149,26 @@ def _check_open(scorecard: Scorecard) -> None:
             "change.",
             code="loop_decided",
         )
+
+
+def _check_started(scorecard: Scorecard, now: datetime) -> None:
+    """Refuse to submit a card before its interview starts (visibility.may_submit):
+    submitting would open the panel's feedback to its author before the interview."""
+    start = scorecard.interview.scheduled_start
+    if visibility.may_submit(scheduled_start=start, now=now):
+        return
+    if start is None:
+        raise ApplicationError(
+            "This interview has no time yet: its scorecard can be submitted once it is"
+            " scheduled and has started. Your draft is saved.",
+            code="interview_not_scheduled",
+        )
+    raise ApplicationError(
+        f"This interview starts {timezone.localtime(start):%a %d %b %Y %H:%M %Z}: its"
+        " scorecard can be submitted from then on. Your draft is saved.",
+        code="interview_not_started",
+        extra={"starts_at": start.isoformat()},
+    )
 
 
 def _check_recommendation(recommendation: str) -> None:
@@ -306,7 +329,8 @@ def _problems(scorecard: Scorecard, rows: Sequence[tuple], *, too_few: str) -> l
 
 @transaction.atomic
 def scorecard_submit(*, scorecard: Scorecard, by: User) -> Scorecard:
-    """Submit a complete draft; a second submission is refused with a 409.
+    """Submit a complete draft once its interview has started; a second submission is
+    refused with a 409.
 
     The row lock serialises concurrent submits on PostgreSQL, and the
     conditional UPDATE makes exactly one of them win on any database.
@@ -319,8 +343,9 @@ def scorecard_submit(*, scorecard: Scorecard, by: User) -> Scorecard:
             f"This scorecard was already submitted at {when}.", code="scorecard_already_submitted"
         )
     _check_open(scorecard)
-    _check_complete(scorecard)
     now = timezone.now()
+    _check_started(scorecard, now)
+    _check_complete(scorecard)
     if not queries.card_submit(scorecard_id=scorecard.pk, now=now):
         raise Conflict("This scorecard was already submitted.", code="scorecard_already_submitted")
     scorecard.status, scorecard.submitted_at = Scorecard.Status.SUBMITTED, now

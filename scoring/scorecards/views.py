@@ -12,6 +12,7 @@ from core.permissions import is_recruiter
 from interviews.models import Loop
 from interviews.selectors import interview_get
 from kit.models import RubricItem
+from scoring import visibility
 from scoring.anchors import anchors
 from scoring.models import Scorecard
 from scoring.scorecards import closing, selectors, services
@@ -114,6 +115,10 @@ def _card_page(
             "recommendations": Scorecard.Recommendation.choices,
             "amending": amending,
             "closed": card.interview.loop.is_closed,
+            # Before its interview starts a card is a draft only (visibility.may_submit).
+            "submittable": visibility.may_submit(
+                scheduled_start=card.interview.scheduled_start, now=timezone.now()
+            ),
             "version": selectors.scorecard_version(card),
             "errors": errors,
             "field_errors": {e["field"]: e["detail"] for e in errors if e.get("field")},

@@ -24,7 +24,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
-from interviews.models import Loop
+from interviews.models import Interview, Loop
 from kit.models import Role
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
@@ -201,6 +201,12 @@ def test_the_whole_journey_from_candidate_to_calibration(
     shared = loop.interviews.get(title=SHARED)
     assert loop.status == Loop.Status.SCHEDULED
     assert sorted(p.user.username for p in shared.panel.all()) == ["ines", "omar"]
+    # The shared interview takes place: a card is submitted only once its interview has
+    # started, and the schedule form takes no time in the past, so the clock moves here.
+    held = timezone.now() - timedelta(hours=2)
+    Interview.objects.filter(pk=shared.pk).update(
+        scheduled_start=held, scheduled_end=held + timedelta(hours=1)
+    )
 
     # --- 2. Interviewer 1 reads the kit and submits -----------------------------------
     ines = sessions("ines")
@@ -328,9 +334,10 @@ def test_the_whole_journey_from_candidate_to_calibration(
     expect(rita.locator("table.grid tbody tr")).to_have_count(2)
     expect(rita.get_by_text(INES_SUMMARY)).to_be_visible()
     expect(rita.get_by_text(OMAR_SUMMARY)).to_be_visible()
-    # Three panels have not reported: a hire waits for them, a no-hire may close the loop.
+    # Three panels have not reported (their interviews, all but the shared one, are still
+    # ahead): a hire waits for them, a no-hire may close the loop.
     notice = rita.locator("p.notice")
-    expect(notice).to_contain_text("3 scorecards still outstanding; 4 interviews are still ahead")
+    expect(notice).to_contain_text("3 scorecards still outstanding; 3 interviews are still ahead")
     expect(notice).to_contain_text("A hire waits until every interview has happened")
     expect(rita.locator("input[name=decision][value=hire]")).to_be_disabled()
     shot(rita, "recruiter-debrief")

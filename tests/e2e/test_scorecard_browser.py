@@ -1,16 +1,20 @@
 """An interviewer writes a scorecard in Chromium: autosave, reload, submit, debrief."""
 
 import re
+import zoneinfo
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from core.permissions import INTERVIEWER
 from interviews import services as interview_services
+from interviews.models import Interview
 from scoring.models import QuestionRating
 from tests.conftest import make_user
-from tests.e2e.conftest import screenshot, sign_in
+from tests.e2e.conftest import new_context, screenshot, sign_in
 from tests.factories import make_question
 from tests.scoring.helpers import Built, Seat, build_loop, rubric, submitted
 
@@ -300,3 +304,35 @@ def test_ticking_not_asked_clears_and_disables_the_questions_answers(
     expect(page.locator(f"{rating}[value='3']")).to_be_enabled()
     expect(page.locator(tick)).to_be_enabled()
     wait_saved(page)  # unticking saves too: let it land before the database is flushed
+
+
+def test_before_its_interview_a_card_is_a_draft_and_the_page_says_when_it_opens(
+    live_server, browser, loop: Built
+) -> None:  # type: ignore[no-untyped-def]
+    interview = loop.interviews[0]
+    start = (timezone.now() + timedelta(days=3)).replace(second=0, microsecond=0)
+    Interview.objects.filter(pk=interview.pk).update(
+        scheduled_start=start, scheduled_end=start + timedelta(hours=1)
+    )
+    local = start.astimezone(zoneinfo.ZoneInfo("Europe/Berlin"))
+    # Ines's zone is her browser's, as on her first visit.
+    context = new_context(browser, timezone_id="Europe/Berlin")
+    try:
+        page = context.new_page()
+        sign_in(page, live_server, "ines")
+        page.wait_for_selector("button:has-text('Sign out')")
+        page.goto(f"{live_server.url}/interviews/{interview.pk}/scorecard/")
+
+        expect(page.locator("#not-started")).to_have_text(
+            f"You can submit from {local:%a} {local.day} {local:%b %H:%M} {local.tzname()},"
+            " when the interview starts; your draft is saved as you write it."
+        )
+        expect(page.locator("button:has-text('Submit scorecard')")).to_have_count(0)
+        q1 = loop.questions(interview)[0]
+        page.locator(f"label.anchor:has(input[name='q{q1.pk}-rating'][value='3'])").click()
+        wait_saved(page)
+        screenshot(page, "scorecard-before-the-interview")
+    finally:
+        context.close()
+    rating = QuestionRating.objects.get(item=q1, scorecard__interviewer__username="ines")
+    assert (rating.rating, rating.scorecard.status) == (3, "draft")

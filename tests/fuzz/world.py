@@ -2,7 +2,8 @@
 
 * `build_world()`: the demo (`seed_demo`: the starter bank, 23 loops, six interviewers'
   scorecards), a calibration snapshot, two drafts of demo-interviewer-1 (one empty, one
-  ready to submit) and an erased candidate, so every documented outcome has an object.
+  ready to submit, its interview moved to two hours ago) and an erased candidate, so
+  every documented outcome has an object.
 * `dictionaries()`: the ids, names and slugs that exist, for schemathesis to draw from.
 * `well_formed()`: requests random data does not put together (a whole scorecard, a
   template's slots, a swap with a ranked alternative) and errors it reaches only by
@@ -10,10 +11,12 @@
 """
 
 import io
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.utils import timezone
 
 from core.webhooks import services as webhook_services
 from core.webhooks.models import EventType, WebhookDelivery, WebhookSubscription
@@ -50,11 +53,15 @@ def build_world() -> None:
     services.scorecard_start(
         interview=owed.filter(loop__status=Loop.Status.IN_PROGRESS).first(), by=interviewer
     )
-    # One for an upcoming interview, filled in and ready to submit.
-    ready = services.scorecard_start(
-        interview=owed.filter(loop__status=Loop.Status.SCHEDULED).order_by("pk").first(),
-        by=interviewer,
+    # One for an interview of a scheduled loop, filled in and ready to submit; the
+    # interview moved to two hours ago, as a card is submitted only once it has started.
+    upcoming = owed.filter(loop__status=Loop.Status.SCHEDULED).order_by("pk").first()
+    assert upcoming is not None
+    held = timezone.now() - timedelta(hours=2)
+    Interview.objects.filter(pk=upcoming.pk).update(
+        scheduled_start=held, scheduled_end=held + timedelta(hours=1)
     )
+    ready = services.scorecard_start(interview=upcoming, by=interviewer)
     services.scorecard_save_draft(
         scorecard=ready,
         by=interviewer,

@@ -2,11 +2,13 @@
 
 import os
 import signal
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.utils import timezone
 
 from core.permissions import INTERVIEWER
 from interviews import services as interview_services
@@ -56,7 +58,14 @@ def fifty_drafts() -> tuple[Role, list[Scorecard]]:
     interview = loop.interviews.get()
     item = interview.questions.get()
     panel = [make_user(f"panel-{n}", INTERVIEWER) for n in range(50)]
-    interview_services.interview_update(interview=interview, interviewers=panel)
+    # Held an hour ago: a card is submitted only once its interview has started.
+    start = timezone.now() - timedelta(hours=2)
+    interview_services.interview_update(
+        interview=interview,
+        interviewers=panel,
+        scheduled_start=start,
+        scheduled_end=start + timedelta(hours=1),
+    )
     cards = []
     for n, user in enumerate(panel):
         card = services.scorecard_start(interview=interview, by=user)

@@ -9,10 +9,10 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from core.permissions import HIRING_MANAGER, INTERVIEWER
-from interviews.models import InterviewQuestion, Loop
+from interviews.models import Candidate, InterviewQuestion, Loop
 from kit.models import Role
 from tests.conftest import client_for, make_user
-from tests.interviews.helpers import EMAIL, PHONE, snapshot
+from tests.interviews.helpers import EMAIL, PHONE, history_loop, snapshot
 from tests.problems import detail, problem
 
 
@@ -74,6 +74,65 @@ def test_a_hiring_manager_staffs_and_changes_the_questions_of_their_roles_loops(
     assert response.status_code == 200
     target.refresh_from_db()
     assert target.reason == "swapped in by Hank: Team's focus"
+
+
+def test_a_hiring_manager_lists_and_reads_the_interviews_of_their_roles(hank, loop, world):
+    theirs = history_loop(
+        [world.q["other-role"]],
+        role=Role.objects.get(name="Data Engineer"),
+        level=world.level,
+        days_ago=None,
+        candidate=Candidate.objects.create(name="Blake", email="blake@private.example"),
+    )
+    other = theirs.loop
+    api = client_for(hank)
+    mine = list(loop.interviews.order_by("order").values_list("pk", flat=True))
+
+    listed = api.get("/api/v1/interviews/")
+    one = api.get(f"/api/v1/interviews/{mine[0]}/")
+    by_loop = api.get(f"/api/v1/interviews/?loop={loop.pk}")
+
+    assert listed.status_code == 200
+    assert [r["id"] for r in listed.json()["results"]] == mine
+    assert (one.status_code, one.json()["id"], one.json()["loop"]) == (200, mine[0], loop.pk)
+    assert one.json()["candidate"] == {"id": loop.candidate_id, "name": "Casey Quinn"}
+    assert [r["id"] for r in by_loop.json()["results"]] == mine
+    # Another role's interviews: not listed, 404 by id, an empty list by its loop.
+    assert api.get(f"/api/v1/interviews/?loop={other.pk}").json()["results"] == []
+    problem(api.get(f"/api/v1/interviews/{theirs.pk}/"), 404, "not_found")
+    # The candidate's name only: contact details stay with recruiters.
+    for body in (listed.content, one.content):
+        for secret in (EMAIL, PHONE, "blake@private.example"):
+            assert secret not in body.decode()
+
+
+def test_a_hiring_manager_reads_what_they_wrote_to_their_roles_interview(hank, interviewer, loop):
+    first = loop.interviews.get(order=1)
+    api = client_for(hank)
+    items = list(first.questions.order_by("order").values_list("pk", flat=True))
+
+    put = api.put(f"/api/v1/interviews/{first.pk}/", {"interviewers": ["ines"]}, format="json")
+    reordered = api.post(
+        f"/api/v1/interviews/{first.pk}/reorder/", {"order": items[::-1]}, format="json"
+    )
+    read = api.get(f"/api/v1/interviews/{first.pk}/")
+
+    assert (put.status_code, reordered.status_code, read.status_code) == (200, 200, 200)
+    assert [p["username"] for p in read.json()["panel"]] == ["ines"]
+    assert [q["id"] for q in read.json()["questions"]] == items[::-1]
+    assert read.json() == reordered.json()
+
+
+def test_a_hiring_manager_reads_another_roles_interviews_only_where_seated(hana, loop):
+    first = loop.interviews.get(order=1)
+    first.panel.create(user=hana)
+    api = client_for(hana)
+
+    listed = api.get("/api/v1/interviews/")
+
+    assert [r["id"] for r in listed.json()["results"]] == [first.pk]
+    second = loop.interviews.get(order=2)
+    problem(api.get(f"/api/v1/interviews/{second.pk}/"), 404, "not_found")
 
 
 def test_the_loop_pages_serve_a_hiring_manager_for_their_roles(client, hank, loop, world):

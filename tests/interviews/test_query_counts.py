@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
-from core.permissions import INTERVIEWER
+from core.permissions import HIRING_MANAGER, INTERVIEWER
 from interviews import services
 from interviews.models import Interview, Loop
 from kit.services import SlotData, loop_template_save
@@ -97,6 +97,17 @@ def test_the_interview_list_api_for_an_interviewer(
     api = client_for(fresh(interviewer))
     # 1 persona groups, 1 count, 1 interviews, 1 panels, 1 questions,
     # 1 rubric items, 1 follow-ups
+    with django_assert_max_num_queries(7):
+        response = api.get("/api/v1/interviews/")
+    assert response.json()["count"] == 2 * LOOPS
+
+
+def test_the_interview_list_api_for_a_hiring_manager(world, busy, django_assert_max_num_queries):
+    manager = make_user("hank", HIRING_MANAGER, first_name="Hank")
+    world.role.owners.add(manager)
+    api = client_for(fresh(manager))
+    # 1 persona groups, 1 count, 1 interviews (of the roles they own), 1 panels,
+    # 1 questions, 1 rubric items, 1 follow-ups
     with django_assert_max_num_queries(7):
         response = api.get("/api/v1/interviews/")
     assert response.json()["count"] == 2 * LOOPS

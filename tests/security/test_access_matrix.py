@@ -296,6 +296,7 @@ HANK: dict[tuple[str, str], int] = {
     ("loop-list", "POST"): 400,
     ("loop-preview", "POST"): 400,
     ("loop-detail", "GET"): 200,
+    ("interview-detail", "GET"): 200,
     ("interview-detail", "PUT"): 400,
     ("interview-alternatives", "GET"): 200,
     ("interview-reorder", "POST"): 400,

@@ -499,7 +499,8 @@ def test_it_reads_a_card_with_its_loop_only_for_its_author(world: World, intervi
             loop = mine.interview.loop
             assert row is not None
             assert row[:3] == (loop.pk, loop.status, loop.role_id)
-            assert card_of(row[3:]) == values(mine)
+            assert sql.aware(row[3]) == mine.interview.scheduled_start
+            assert card_of(row[4:]) == values(mine)
             found += 1
     assert found == len(world.cards)
     for pk in OUT_OF_RANGE:

@@ -1,11 +1,15 @@
 """/interviews/{id}/scorecard/: write your scorecard; drafts autosave (X-Autosave: 1)."""
 
 import re
+import zoneinfo
+from datetime import datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 
+from core.accounts.models import Profile
 from core.models import AuditEvent
 from interviews.models import Interview, InterviewQuestion
 from scoring.models import CalibrationJob, QuestionRating, Scorecard
@@ -423,3 +427,75 @@ def test_a_complete_card_shows_no_error_summary(first: Interview, interviewer: U
     assert "data-error-summary" not in body
     assert "aria-invalid" not in body
     assert "Once submitted, a scorecard can only be amended with a reason." in body
+
+
+def held_at(interview: Interview, start: datetime | None) -> None:
+    """Move the interview to `start` (None: no time), an hour long."""
+    end = start + timedelta(hours=1) if start else None
+    Interview.objects.filter(pk=interview.pk).update(scheduled_start=start, scheduled_end=end)
+
+
+def test_before_the_interview_it_says_when_submitting_opens_in_the_viewers_zone(
+    first: Interview, interviewer: User
+) -> None:
+    Profile.objects.create(user=interviewer, time_zone="Europe/Berlin")
+    start = (timezone.now() + timedelta(days=4)).replace(second=0, microsecond=0)
+    held_at(first, start)
+    local = start.astimezone(zoneinfo.ZoneInfo("Europe/Berlin"))
+
+    body = signed_in(interviewer).get(url(first)).content.decode()
+
+    shown = f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname()}"  # Wed 9 Dec 15:00 CET
+    assert (
+        f'<div class="notice" id="not-started">You can submit from {shown}, when the interview'
+        " starts; your draft is saved as you write it.</div>"
+    ) in body
+    assert 'value="submit"' not in body
+    assert 'value="save"' in body  # the draft is written as ever
+    assert "Submitting opens when the interview starts." in body
+
+
+def test_an_interview_with_no_time_says_submitting_waits_for_it(
+    first: Interview, interviewer: User
+) -> None:
+    held_at(first, None)
+
+    body = signed_in(interviewer).get(url(first)).content.decode()
+
+    assert (
+        "This interview has no time yet: you can submit once it is scheduled and has started;"
+    ) in body
+    assert 'value="submit"' not in body
+
+
+def test_once_the_interview_has_started_the_page_offers_submit(
+    first: Interview, interviewer: User
+) -> None:
+    held_at(first, timezone.now() - timedelta(minutes=1))
+
+    body = signed_in(interviewer).get(url(first)).content.decode()
+
+    assert 'id="not-started"' not in body
+    assert 'value="submit"' in body
+
+
+def test_a_submit_posted_before_the_interview_saves_the_draft_and_submits_nothing(
+    first: Interview, interviewer: User
+) -> None:
+    # A page opened earlier, or a hand-made post: the service refuses it all the same.
+    Profile.objects.create(user=interviewer, time_zone="Europe/Berlin")
+    start = (timezone.now() + timedelta(days=4)).replace(second=0, microsecond=0)
+    held_at(first, start)
+    local = start.astimezone(zoneinfo.ZoneInfo("Europe/Berlin"))
+
+    response = signed_in(interviewer).post(url(first), {**form_data(first), "action": "submit"})
+
+    assert response.status_code == 200
+    assert (
+        f"This interview starts {local:%a %d %b %Y %H:%M %Z}: its scorecard can be submitted"
+        " from then on. Your draft is saved."
+    ) in response.content.decode()
+    card = Scorecard.objects.get()
+    assert (card.status, card.submitted_at) == ("draft", None)
+    assert [r.rating for r in QuestionRating.objects.filter(scorecard=card)] == [3, 3, 3, 3]
+    assert not CalibrationJob.objects.exists()

@@ -1,12 +1,13 @@
 """POST /api/v1/scorecards/{id}/submit/ (services.scorecard_submit): complete, then immutable."""
 
 import threading
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.http import Http404
+from django.utils import timezone
 
 from config.exceptions import Conflict
 from interviews.models import Interview
@@ -15,7 +16,15 @@ from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import at_once, client_for, need
 from tests.problems import NOT_FOUND, detail, problem
-from tests.scoring.helpers import Built, card_json, draft, ratings_for, state, submitted
+from tests.scoring.helpers import (
+    Built,
+    card_json,
+    draft,
+    payload,
+    ratings_for,
+    state,
+    submitted,
+)
 
 
 def submit(user: User, card: Scorecard):  # type: ignore[no-untyped-def]
@@ -36,6 +45,99 @@ def test_it_submits_a_complete_draft(first: Interview, interviewer: User) -> Non
     assert response.status_code == 200
     assert response.json() == card_json(card)
     assert response.json()["status"] == "submitted"
+
+
+def held_at(interview: Interview, start: datetime | None) -> None:
+    """Move the interview to `start` (None: no time), an hour long."""
+    end = start + timedelta(hours=1) if start else None
+    Interview.objects.filter(pk=interview.pk).update(scheduled_start=start, scheduled_end=end)
+
+
+def test_it_refuses_a_card_before_its_interview_starts_and_keeps_the_draft(
+    first: Interview, interviewer: User
+) -> None:
+    # The issue's case: days ahead, every question 4 of 4, no rubric point ticked.
+    start = (timezone.now() + timedelta(days=4)).replace(second=0, microsecond=0)
+    held_at(first, start)
+    card = services.scorecard_start(interview=first, by=interviewer)
+    fours = [services.RatingInput(item=r.item, rating=4) for r in ratings_for(first)]
+    services.scorecard_save_draft(
+        scorecard=card, by=interviewer, recommendation="strong_yes", ratings=fours
+    )
+    before = state()
+
+    response = submit(interviewer, card)
+
+    body = problem(response, 400, "interview_not_started")
+    assert body["detail"] == (
+        f"This interview starts {start.astimezone(UTC):%a %d %b %Y %H:%M} UTC: its scorecard"
+        " can be submitted from then on. Your draft is saved."
+    )
+    assert datetime.fromisoformat(body["starts_at"]) == start
+    assert state() == before
+    # The draft may still be written.
+    saved = client_for(interviewer).put(
+        f"/api/v1/scorecards/{card.pk}/", payload(first, summary="Notes so far"), format="json"
+    )
+    assert (saved.status_code, saved.json()["status"]) == (200, "draft")
+
+
+def test_it_refuses_a_card_for_an_interview_with_no_time(
+    first: Interview, interviewer: User
+) -> None:
+    held_at(first, None)
+    card = draft(interviewer, first)
+    before = state()
+
+    response = submit(interviewer, card)
+
+    assert detail(response, 400, "interview_not_scheduled") == (
+        "This interview has no time yet: its scorecard can be submitted once it is scheduled"
+        " and has started. Your draft is saved."
+    )
+    assert state() == before
+
+
+def test_it_refuses_an_early_card_before_saying_what_it_lacks(
+    first: Interview, interviewer: User
+) -> None:
+    held_at(first, timezone.now() + timedelta(minutes=5))
+    card = services.scorecard_start(interview=first, by=interviewer)
+    before = state()
+
+    response = submit(interviewer, card)
+
+    problem(response, 400, "interview_not_started")
+    assert state() == before
+
+
+def test_it_submits_a_card_once_its_interview_has_started(
+    first: Interview, interviewer: User
+) -> None:
+    # Started a minute ago and still going: the card may go in now.
+    held_at(first, timezone.now() - timedelta(minutes=1))
+    card = draft(interviewer, first)
+
+    response = submit(interviewer, card)
+
+    assert (response.status_code, response.json()["status"]) == (200, "submitted")
+
+
+def test_a_submitted_card_is_amended_whenever_its_interview_is(
+    first: Interview, interviewer: User
+) -> None:
+    card = submitted(interviewer, first)
+    # Moved after the card went in (a data fix, say): the card keeps its amendments.
+    held_at(first, timezone.now() + timedelta(days=2))
+
+    response = client_for(interviewer).post(
+        f"/api/v1/scorecards/{card.pk}/amend/",
+        payload(first, rating=2, reason="Misread my notes"),
+        format="json",
+    )
+
+    assert response.status_code == 201
+    assert card.amendments.count() == 1
 
 
 def test_it_refuses_a_card_with_unrated_questions_naming_them(
