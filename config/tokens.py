@@ -13,13 +13,13 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from config.parsers import JSONParser
 from config.problems import PROBLEM_JSON, problem
 from config.token_auth import token_issue, token_revoke
 from core.auth import signed_in
@@ -63,7 +63,7 @@ class TokenView(ObtainAuthToken):
 
     serializer_class = SignInSerializer
     # ObtainAuthToken takes form and multipart bodies too; the API takes JSON only.
-    parser_classes = [JSONParser]
+    parser_classes = [JSONParser]  # config/parsers.py: depth-limited
     # DRF leaves this view unthrottled; password guessing is what a rate is for (axes
     # locks a username out, the anonymous rate limits an address).
     throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES  # type: ignore[assignment]  # drf-stubs: str; DRF imports the classes
