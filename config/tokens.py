@@ -12,20 +12,23 @@ from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import AuthenticationFailed, ValidationError
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from config.openapi import error
 from config.parsers import JSONParser
 from config.problems import PROBLEM_JSON, problem
-from config.token_auth import token_issue, token_revoke
+from config.token_auth import ExpiringTokenAuthentication, token_issue, token_revoke
 from core.auth import signed_in
 from core.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
+
+BAD_CREDENTIALS = "Unable to log in with provided credentials."
 
 LOCKED_OUT = (
     "Too many failed sign-ins for this account from your address; it is locked for "
@@ -53,7 +56,16 @@ class SignInSerializer(AuthTokenSerializer):
 
 
 # Obtaining a token is how a caller signs in, so it needs no credentials (`security: []`).
-@extend_schema_view(post=extend_schema(auth=[], request=SignInSerializer, responses={200: TOKEN}))
+@extend_schema_view(
+    post=extend_schema(
+        auth=[],
+        request=SignInSerializer,
+        responses={
+            200: TOKEN,
+            401: error("The username and password match no active user."),
+        },
+    )
+)
 class TokenView(ObtainAuthToken):
     """POST a username and password for your API token; DELETE (signed in) revokes it.
 
@@ -77,6 +89,11 @@ class TokenView(ObtainAuthToken):
     def get_permissions(self) -> list[BasePermission]:
         return [IsAuthenticated()] if self.request.method == "DELETE" else []
 
+    def get_authenticate_header(self, request: Request) -> str:
+        # Signing in has no authenticators, and DRF turns a 401 without a challenge into
+        # a 403: a wrong password is a 401 with the API's challenge, as the README says.
+        return ExpiringTokenAuthentication().authenticate_header(request)
+
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if not settings.PASSWORD_LOGIN:
             return Response(
@@ -95,6 +112,10 @@ class TokenView(ObtainAuthToken):
             # rather than "Unable to log in with provided credentials".
             if getattr(request, "axes_locked_out", False):
                 return locked_out(request)
+            # A missing or malformed field is the body's fault (400, naming the field);
+            # credentials that match no active user are refused credentials (401).
+            if set(serializer.errors) == {api_settings.NON_FIELD_ERRORS_KEY}:
+                raise AuthenticationFailed(BAD_CREDENTIALS)
             raise ValidationError(serializer.errors)
         data = serializer.validated_data
         token = token_issue(user=data["user"], fresh=data["fresh"])

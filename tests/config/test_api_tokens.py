@@ -32,7 +32,14 @@ def obtain(username: str, password: str = "pw") -> str:
 
 
 INVALID_TOKEN = "Invalid token."
-BAD_CREDENTIALS = {"non_field_errors": ["Unable to log in with provided credentials."]}
+BAD_CREDENTIALS = "Unable to log in with provided credentials."
+CHALLENGE = 'Bearer realm="api", Token realm="api"'
+
+
+def bad_credentials(response: Any) -> None:
+    """Assert the 401 for a username and password that match no active user."""
+    assert detail(response, 401, "authentication_failed") == BAD_CREDENTIALS
+    assert response["WWW-Authenticate"] == CHALLENGE
 
 
 def unknown_token(response: Any) -> None:
@@ -75,7 +82,7 @@ def test_anonymous_callers_can_neither_rotate_nor_revoke(interviewer):
 def test_a_wrong_password_gets_no_token(interviewer):
     response = APIClient().post("/api/v1/auth/token/", {"username": "ines", "password": "no"})
 
-    assert field_errors(response) == BAD_CREDENTIALS
+    bad_credentials(response)
     assert not Token.objects.exists()
 
 
@@ -241,7 +248,7 @@ def test_after_a_password_change_signing_in_with_the_new_password_gives_a_workin
     change_by_service(interviewer)
 
     refused = APIClient().post("/api/v1/auth/token/", {"username": "ines", "password": "pw"})
-    assert field_errors(refused) == BAD_CREDENTIALS
+    bad_credentials(refused)
     new = obtain("ines", NEW_PASSWORD)
 
     assert new != old
@@ -350,7 +357,7 @@ def test_a_fresh_request_with_a_wrong_password_keeps_the_current_token(interview
 
     response = sign_in({"username": "ines", "password": "no", "fresh": True})
 
-    assert field_errors(response) == BAD_CREDENTIALS
+    bad_credentials(response)
     assert list(Token.objects.values_list("key", flat=True)) == [key]
 
 

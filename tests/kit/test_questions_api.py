@@ -632,21 +632,31 @@ def test_it_returns_the_same_token_on_a_second_request(api: APIClient, lead: Use
 
 
 @pytest.mark.parametrize(
+    "data",
+    [{"username": "leo", "password": "wrong"}, {"username": "nobody", "password": "pw"}],
+    ids=["wrong-password", "unknown-user"],
+)
+def test_it_refuses_a_token_for_bad_credentials_with_a_401_challenge(
+    api: APIClient, lead: User, data: dict[str, str]
+) -> None:
+    response = api.post("/api/v1/auth/token/", data)
+
+    assert detail(response, 401, "authentication_failed") == (
+        "Unable to log in with provided credentials."
+    )
+    assert response["WWW-Authenticate"] == 'Bearer realm="api", Token realm="api"'
+    assert not Token.objects.exists()
+
+
+@pytest.mark.parametrize(
     ("data", "expected"),
     [
-        (
-            {"username": "leo", "password": "wrong"},
-            {"non_field_errors": ["Unable to log in with provided credentials."]},
-        ),
-        (
-            {"username": "nobody", "password": "pw"},
-            {"non_field_errors": ["Unable to log in with provided credentials."]},
-        ),
         ({"username": "leo"}, {"password": ["This field is required."]}),
+        ({"password": "pw"}, {"username": ["This field is required."]}),
     ],
-    ids=["wrong-password", "unknown-user", "no-password"],
+    ids=["no-password", "no-username"],
 )
-def test_it_refuses_a_token_for_bad_credentials(
+def test_it_refuses_a_sign_in_missing_a_field_with_a_400_naming_it(
     api: APIClient, lead: User, data: dict[str, str], expected: dict[str, list[str]]
 ) -> None:
     response = api.post("/api/v1/auth/token/", data)
