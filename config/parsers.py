@@ -12,8 +12,10 @@ a pass over its bytes, never a recursion.
 
 import codecs
 import re
+from collections.abc import Mapping
 from typing import IO, Any
 
+from django.conf import settings
 from rest_framework import parsers, status
 from rest_framework.exceptions import ParseError
 from rest_framework.utils import json
@@ -68,9 +70,17 @@ class JSONParser(parsers.JSONParser):
         self,
         stream: IO[bytes],
         media_type: str | None = None,
-        parser_context: dict[str, Any] | None = None,
+        parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
-        encoding = parsers.get_encoding(parser_context or {})
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            # As DRF's own parser checks: a text codec only, never bz2_codec and the like,
+            # which would expand a small body past DATA_UPLOAD_MAX_MEMORY_SIZE.
+            "".encode(encoding)
+        except (LookupError, UnicodeError):
+            raise ParseError(
+                f'Unsupported charset "{encoding}" in request Content-Type header.'
+            ) from None
         try:
             text = codecs.getreader(encoding)(stream).read() if stream is not None else ""
         except ValueError as exc:  # UnicodeDecodeError included

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models, transaction
@@ -29,6 +30,7 @@ from core.auth import signed_in
 from core.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.outbox.models import OutgoingEmail
+from core.validators import validate_one_line
 
 # Never written to the log, whatever form they are on.
 _SECRET_FIELDS = frozenset({"password"})
@@ -230,9 +232,22 @@ admin.site.unregister(Group)
 _ACCESS_FIELDS = ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")
 
 
+class OneLineNamesUserChangeForm(UserChangeForm):
+    """Django's user form, refusing a first or last name that is not one line of plain
+    text (core/validators.py): auth.User's own fields carry no such validator, and
+    adding one to them would be a migration of Django's auth app."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("first_name", "last_name"):
+            if name in self.fields:
+                self.fields[name].validators.append(validate_one_line)
+
+
 @admin.register(User)
 class AuditedUserAdmin(AuditedAdmin, UserAdmin):
     audit_skip = _ACCESS_FIELDS  # recorded as permissions.changed by user_access_record
+    form = OneLineNamesUserChangeForm
 
     def save_model(self, request: HttpRequest, obj: User, form: ModelForm, change: bool) -> None:
         # From the database: `obj` already carries the submitted flags.
