@@ -24,6 +24,7 @@ from config.parsers import JSONParser
 from config.problems import PROBLEM_JSON, problem
 from config.token_auth import ExpiringTokenAuthentication, token_issue, token_revoke
 from core.auth import signed_in
+from core.models import ApiToken
 from core.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
@@ -47,11 +48,16 @@ def locked_out(request: Request) -> Response:
     )
 
 
+def presented(request: Request) -> ApiToken | None:
+    """Return the token the request was authenticated with, or None (a session)."""
+    return request.auth if isinstance(request.auth, ApiToken) else None
+
+
 class SignInSerializer(AuthTokenSerializer):
     fresh = serializers.BooleanField(
         default=False,
         write_only=True,
-        help_text="Replace your current token with a new one (default: return the current one).",
+        help_text="Revoke your other tokens (default: they keep working).",
     )
 
 
@@ -67,10 +73,12 @@ class SignInSerializer(AuthTokenSerializer):
     )
 )
 class TokenView(ObtainAuthToken):
-    """POST a username and password for your API token; DELETE (signed in) revokes it.
+    """POST a username and password for a new API token; DELETE revokes the token you send.
 
-    The token lasts API_TOKEN_TTL_DAYS days (30 unless configured) and ends when your
-    password changes. Send `"fresh": true` for a new token instead of the current one.
+    The key is in this answer alone: the server keeps only its hash. A token lasts
+    API_TOKEN_TTL_DAYS days (30 unless configured) and ends when your password changes.
+    Each sign-in issues another token, the others keep working (at most 10, the oldest
+    ending first); send `"fresh": true` to revoke the others.
     """
 
     serializer_class = SignInSerializer
@@ -118,21 +126,27 @@ class TokenView(ObtainAuthToken):
                 raise AuthenticationFailed(BAD_CREDENTIALS)
             raise ValidationError(serializer.errors)
         data = serializer.validated_data
-        token = token_issue(user=data["user"], fresh=data["fresh"])
-        return Response({"token": token.key})
+        issued = token_issue(user=data["user"], fresh=data["fresh"])
+        return Response({"token": issued.key})
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request) -> Response:
-        token_revoke(user=signed_in(request))
+        # A token revokes itself (other clients of the account keep theirs); a session
+        # revokes every token of the account.
+        token_revoke(user=signed_in(request), token=presented(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TokenRotateView(APIView):
-    """Replace your API token with a new one; the old one stops working at once."""
+    """Replace the API token you send with a new one; the old one stops working at once.
+
+    Signed in with a session instead, all your tokens are replaced by the new one.
+    """
 
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=None, responses={201: TOKEN})
     def post(self, request: Request) -> Response:
-        token = token_issue(user=signed_in(request), fresh=True)
-        return Response({"token": token.key}, status=status.HTTP_201_CREATED)
+        token = presented(request)
+        issued = token_issue(user=signed_in(request), fresh=token is None, replacing=token)
+        return Response({"token": issued.key}, status=status.HTTP_201_CREATED)

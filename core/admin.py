@@ -21,14 +21,13 @@ from django.db import models, transaction
 from django.db.models import QuerySet
 from django.forms import BaseModelFormSet, ModelForm
 from django.http import HttpRequest
-from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from core import selectors, services
 from core.accounts.models import Profile
 from core.auth import signed_in
 from core.idempotency import IdempotentRequest
-from core.models import AuditEvent
+from core.models import ApiToken, AuditEvent
 from core.outbox.models import OutgoingEmail
 from core.validators import validate_one_line
 
@@ -289,21 +288,18 @@ class AuditedGroupAdmin(GroupAdmin):
             services.group_delete(group=group, by=signed_in(request))
 
 
-# API tokens: issued only by config.token_auth (a key bound to the password), so the
-# admin shows whose tokens exist and when they were made (DRF's admin, whose pages go
-# by user id), never the key, and adds, edits and deletes none. A token is revoked by
-# its client (DELETE /api/v1/auth/token/) or by a change of its user's password.
+# API tokens: issued only by config.token_auth and stored as a hash of their key, so the
+# admin shows whose tokens exist, their prefix and when they were made (never the
+# digest), and adds, edits and deletes none. A token is revoked by its client (DELETE
+# /api/v1/auth/token/), on the account page, or by a change of its user's password.
+# DRF's own Token table is empty since migration core 0005; its admin goes.
 admin.site.unregister(TokenProxy)
 
 
-@admin.register(TokenProxy)
-class TokenReadOnlyAdmin(ReadOnlyAdmin, TokenAdmin):
-    list_display = ("user", "created")
-    list_display_links = None
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # The list only: a token's own page is titled with its key.
-        return obj is None and super().has_view_permission(request, obj)
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    list_display = ("user", "prefix", "created")
+    fields = ("user", "prefix", "created")  # never the digest
 
 
 @admin.register(IdempotentRequest)

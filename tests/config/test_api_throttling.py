@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
+from core.models import ApiToken
 from interviews.models import Candidate
 from tests.conftest import client_for
 
@@ -158,4 +158,4 @@ def test_a_sign_in_over_the_rate_is_refused_even_with_the_right_password(
 
     assert refused.status_code == 429
     assert refused.json()["detail"].startswith("Request was throttled.")
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
