@@ -3,10 +3,10 @@ and no parser failure reaches a 500 (config/parsers.py)."""
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.parsers import MAX_JSON_DEPTH, TooDeep, json_depth_check
+from core.models import ApiToken
 from interviews.models import Candidate, Loop
 from tests.conftest import client_for
 from tests.interviews.helpers import World, make_world
@@ -111,4 +111,4 @@ def test_the_token_endpoint_with_its_own_parser_refuses_deep_bodies(interviewer:
     response = post_raw(APIClient(), "/api/v1/auth/token/", body)
 
     assert detail(response, 400, "too_deep") == TOO_DEEP
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
