@@ -10,7 +10,8 @@ Which operations give which error, and why:
 
 * 401 on every operation that needs credentials (all but obtaining a token): none
   sent, or a token that is unknown, expired or revoked; WWW-Authenticate names the
-  schemes (Bearer and Token, the same key).
+  schemes (Bearer and Token, the same key). Obtaining a token declares its own 401,
+  for a username and password that match no active user.
 * 403 on the same writes (a session without its CSRF token, or a known caller whose
   persona may not act) and on the reads that refuse a persona outright
   (FORBIDDEN_READS); other reads answer 404 or an empty list instead.

@@ -158,7 +158,7 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
 }
 # What any operation's response of that status can carry.
 GENERIC_CODES: dict[int, list[str]] = {
-    400: ["validation_error", "parse_error", "bad_query", "input_refused"],
+    400: ["validation_error", "parse_error", "too_deep", "bad_query", "input_refused"],
     401: ["not_authenticated", "authentication_failed", "token_expired", "token_revoked"],
     403: ["permission_denied"],
     404: ["not_found"],
@@ -179,7 +179,8 @@ IDEMPOTENCY_CODES: dict[int, list[str]] = {
 PAGE_ONLY_CODES = {
     "exercise_too_few_answers", "exercise_title_missing", "exercise_not_invited",
     "exercise_no_invitees", "exercise_closed", "exercise_answer_unknown",
-    "exercise_answer_empty", "exercise_already_closed", "rating_not_a_number", "bad_ids",
+    "exercise_answer_empty", "exercise_already_closed", "exercise_title_not_one_line",
+    "rating_not_a_number", "bad_ids",
     "bad_question_id",
     # Taking an interview out of its loop is a page's (interviews.views.interview_remove).
     "interview_has_scorecards", "loop_needs_an_interview",

@@ -249,7 +249,7 @@ REST_FRAMEWORK = {
     ],
     # JSON bodies only: one media type per request body in the schema, so generated
     # clients send JSON (form and multipart gave them three to choose from).
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "core.pagination.Pages",

@@ -1,11 +1,20 @@
-"""API tokens: they expire, and they die with the password they were issued under.
+"""API tokens: stored hashed, they expire, and they die with the password they were
+issued under.
 
-A token the product issues is bound to its user's password: its key is a random part
-and a MAC of that part, the user's id and the user's password hash (keyed with
-SECRET_KEY, like Django's session auth hash). Any change to the stored hash, however
-it is made (the admin's password forms, ``set_password`` and ``save`` in a service or
-command, ``set_unusable_password``, a bulk update), makes the MAC stop matching, so
-the token is refused with no signal, no extra column and nothing to forget to call.
+A key is 256 random bits, shown to its owner once (the sign-in's answer, the account
+page) and stored only as its SHA-256 digest (core.models.ApiToken), with its first
+characters for telling tokens apart. A request's key is hashed and looked up by the
+digest. A plain hash, not a keyed one: a key has 256 bits of entropy, so a stolen table
+cannot be searched for keys either way, and a hash keyed with SECRET_KEY would end every
+token when that key is rotated. Looking the digest up leaks nothing a timing attack
+could use: the attacker controls the key, not its digest.
+
+A token is bound to its user's password: the row keeps a MAC of the user's password
+hash as it was at issue (keyed with SECRET_KEY, like Django's session auth hash). Any
+change to the stored hash, however it is made (the admin's password forms,
+``set_password`` and ``save`` in a service or command, ``set_unusable_password``, a
+bulk update), makes the MAC stop matching, so the token is refused with no signal and
+nothing to forget to call.
 
 ==================================  =============================================
 the token presented                 answer
@@ -17,18 +26,20 @@ user inactive                       401 + WWW-Authenticate, "User inactive or de
 otherwise                           signed in
 ==================================  =============================================
 
-Keys made elsewhere with DRF's default (40 hex digits: ``Token.objects.create``, the
-Token admin) carry no MAC; they expire like the others but survive a password change.
-Everything this module issues is bound.
+Tokens from before keys were hashed keep working: migration core 0005 hashed them.
+Those DRF made with its default (40 hex digits, no MAC) expire like the others but
+survive a password change.
 
-A sign-in returns the user's current token (several clients of one account keep
-working); ``{"fresh": true}`` replaces it with a new one. Signing out of the site
-(session logout) leaves tokens alone: they belong to API clients, which revoke theirs
-with DELETE.
+Each sign-in issues a new token (a stored key cannot be handed out again), so several
+clients of one account keep working; ``{"fresh": true}`` revokes the others. A user
+holds at most MAX_TOKENS_PER_USER; a sign-in past that ends the oldest. Signing out of
+the site (session logout) leaves tokens alone: they belong to API clients, which revoke
+theirs with DELETE.
 """
 
-import base64
+import hashlib
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -40,17 +51,35 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions, status
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
-from rest_framework.authtoken.models import Token
+
+from core.models import ApiToken
 
 # No rest_framework.views here: DRF imports this module while it loads its own views
 # (DEFAULT_AUTHENTICATION_CLASSES), so the views live in config/tokens.py.
 
-KEY_SALT = "config.tokens.password-bound-key"
-# Token.key holds 40 characters: 24 random (144 bits), a dot no DRF key contains, and
-# 15 of the MAC (90 bits; a stolen key must still match a row, so this only has to make
-# surviving a password change unlikely, not be unforgeable on its own).
-NONCE_LENGTH = 24
-MAC_LENGTH = 15
+PASSWORD_SALT = "config.tokens.password-bound-key"
+KEY_BYTES = 32  # 256 random bits, 43 characters of URL-safe base64
+PREFIX_LENGTH = 8
+MAX_TOKENS_PER_USER = 10
+
+
+def key_digest(key: str) -> str:
+    """Return the stored form of ``key``: its SHA-256, in hex."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def password_mac(user: User, secret: str | bytes | None = None) -> str:
+    """Return the MAC binding a token to ``user``'s password hash as stored now."""
+    value = f"{user.pk}\n{user.password}"
+    return salted_hmac(PASSWORD_SALT, value, secret=secret, algorithm="sha256").hexdigest()
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A token just issued, with its key: the only time the key is known."""
+
+    token: ApiToken
+    key: str
 
 
 class TokenRefused(exceptions.APIException):
@@ -78,53 +107,61 @@ class TokenRevoked(TokenRefused):
     reason = "This API token was revoked because the password changed"
 
 
-def _mac(*, user: User, nonce: str, secret: str | bytes) -> str:
-    value = f"{user.pk}\n{user.password}\n{nonce}"
-    digest = salted_hmac(KEY_SALT, value, secret=secret, algorithm="sha256").digest()
-    return base64.urlsafe_b64encode(digest).decode()[:MAC_LENGTH]
-
-
-def _bound_key(user: User) -> str:
-    nonce = secrets.token_urlsafe(NONCE_LENGTH * 3 // 4)
-    return f"{nonce}.{_mac(user=user, nonce=nonce, secret=settings.SECRET_KEY)}"
-
-
-def _is_bound(key: str) -> bool:
-    return len(key) == NONCE_LENGTH + 1 + MAC_LENGTH and key[NONCE_LENGTH] == "."
-
-
-def token_refusal(token: Token) -> TokenRefused | None:
+def token_refusal(token: ApiToken) -> TokenRefused | None:
     """Return why ``token`` no longer signs its user in, or None if it still does."""
     if token.created <= timezone.now() - timedelta(days=settings.API_TOKEN_TTL_DAYS):
         return TokenExpired()
-    if _is_bound(token.key):
-        nonce, mac = token.key[:NONCE_LENGTH], token.key[NONCE_LENGTH + 1 :]
-        # Keys issued before a SECRET_KEY rotation keep working while the old key is a
+    if token.password_mac:
+        # Tokens issued before a SECRET_KEY rotation keep working while the old key is a
         # fallback, as sessions do.
         secrets_ = [settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS]
         if not any(
-            constant_time_compare(mac, _mac(user=token.user, nonce=nonce, secret=secret))
+            constant_time_compare(token.password_mac, password_mac(token.user, secret))
             for secret in secrets_
         ):
             return TokenRevoked()
     return None
 
 
-def token_issue(*, user: User, fresh: bool = False) -> Token:
-    """Return ``user``'s usable token, replacing it when ``fresh`` or no longer usable."""
+def token_issue(*, user: User, fresh: bool = False, replacing: ApiToken | None = None) -> Issued:
+    """Issue ``user`` a new token; when ``fresh``, revoke their others; else ``replacing``.
+
+    Tokens that no longer work are deleted, and the oldest beyond MAX_TOKENS_PER_USER.
+    """
     with transaction.atomic():
-        # The user's row, locked: concurrent sign-ins of one user take turns (one token
-        # per user), and the key is bound to the password as stored, not as passed in.
+        # The user's row, locked: concurrent sign-ins of one user take turns (the cap
+        # holds), and the token is bound to the password as stored, not as passed in.
         owner = User.objects.select_for_update().only("pk", "password").get(pk=user.pk)
-        current = Token.objects.select_related("user").filter(user=owner).first()
-        if current is not None and not fresh and token_refusal(current) is None:
-            return current
-        Token.objects.filter(user=owner).delete()
-        return Token.objects.create(user=owner, key=_bound_key(owner))
+        held = list(ApiToken.objects.filter(user=owner).order_by("-created", "-id"))
+        ended = [
+            token.pk
+            for n, token in enumerate(held, start=1)
+            if fresh
+            or n >= MAX_TOKENS_PER_USER
+            or (replacing is not None and token.pk == replacing.pk)
+            or _refused(token, owner)
+        ]
+        ApiToken.objects.filter(pk__in=ended).delete()
+        key = secrets.token_urlsafe(KEY_BYTES)
+        token = ApiToken.objects.create(
+            user=owner,
+            digest=key_digest(key),
+            prefix=key[:PREFIX_LENGTH],
+            password_mac=password_mac(owner),
+        )
+        return Issued(token=token, key=key)
 
 
-def token_revoke(*, user: User) -> None:
-    Token.objects.filter(user=user).delete()
+def _refused(token: ApiToken, owner: User) -> bool:
+    token.user = owner  # already read, and locked
+    return token_refusal(token) is not None
+
+
+def token_revoke(*, user: User, token: ApiToken | None = None) -> int:
+    """Revoke ``token`` of ``user``, or all their tokens; return how many went."""
+    tokens = ApiToken.objects.filter(user=user)
+    deleted, _ = (tokens.filter(pk=token.pk) if token is not None else tokens).delete()
+    return deleted
 
 
 class ExpiringTokenAuthentication(TokenAuthentication):
@@ -147,10 +184,15 @@ class ExpiringTokenAuthentication(TokenAuthentication):
         return 'Bearer realm="api", Token realm="api"'
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        user, token = super().authenticate_credentials(key)
+        try:
+            token = ApiToken.objects.select_related("user").get(digest=key_digest(key))
+        except ApiToken.DoesNotExist:
+            raise exceptions.AuthenticationFailed("Invalid token.") from None
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed("User inactive or deleted.")
         refusal = token_refusal(token)
         if refusal is not None:
             # Refused for good: the row goes, so the next try is an unknown token.
-            Token.objects.filter(pk=token.pk).delete()
+            ApiToken.objects.filter(pk=token.pk).delete()
             raise refusal
-        return user, token
+        return token.user, token

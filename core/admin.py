@@ -14,13 +14,13 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models, transaction
 from django.db.models import QuerySet
 from django.forms import BaseModelFormSet, ModelForm
 from django.http import HttpRequest
-from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from core import selectors, services
@@ -28,8 +28,9 @@ from core.accounts import services as account_services
 from core.accounts.models import ExternalIdentity, Profile
 from core.auth import signed_in
 from core.idempotency import IdempotentRequest
-from core.models import AuditEvent
+from core.models import ApiToken, AuditEvent
 from core.outbox.models import OutgoingEmail
+from core.validators import validate_one_line
 
 # Never written to the log, whatever form they are on.
 _SECRET_FIELDS = frozenset({"password"})
@@ -231,9 +232,22 @@ admin.site.unregister(Group)
 _ACCESS_FIELDS = ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")
 
 
+class OneLineNamesUserChangeForm(UserChangeForm):
+    """Django's user form, refusing a first or last name that is not one line of plain
+    text (core/validators.py): auth.User's own fields carry no such validator, and
+    adding one to them would be a migration of Django's auth app."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("first_name", "last_name"):
+            if name in self.fields:
+                self.fields[name].validators.append(validate_one_line)
+
+
 @admin.register(User)
 class AuditedUserAdmin(AuditedAdmin, UserAdmin):
     audit_skip = _ACCESS_FIELDS  # recorded as permissions.changed by user_access_record
+    form = OneLineNamesUserChangeForm
 
     def save_model(self, request: HttpRequest, obj: User, form: ModelForm, change: bool) -> None:
         # From the database: `obj` already carries the submitted flags.
@@ -275,21 +289,18 @@ class AuditedGroupAdmin(GroupAdmin):
             services.group_delete(group=group, by=signed_in(request))
 
 
-# API tokens: issued only by config.token_auth (a key bound to the password), so the
-# admin shows whose tokens exist and when they were made (DRF's admin, whose pages go
-# by user id), never the key, and adds, edits and deletes none. A token is revoked by
-# its client (DELETE /api/v1/auth/token/) or by a change of its user's password.
+# API tokens: issued only by config.token_auth and stored as a hash of their key, so the
+# admin shows whose tokens exist, their prefix and when they were made (never the
+# digest), and adds, edits and deletes none. A token is revoked by its client (DELETE
+# /api/v1/auth/token/), on the account page, or by a change of its user's password.
+# DRF's own Token table is empty since migration core 0005; its admin goes.
 admin.site.unregister(TokenProxy)
 
 
-@admin.register(TokenProxy)
-class TokenReadOnlyAdmin(ReadOnlyAdmin, TokenAdmin):
-    list_display = ("user", "created")
-    list_display_links = None
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # The list only: a token's own page is titled with its key.
-        return obj is None and super().has_view_permission(request, obj)
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    list_display = ("user", "prefix", "created")
+    fields = ("user", "prefix", "created")  # never the digest
 
 
 @admin.register(IdempotentRequest)

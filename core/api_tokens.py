@@ -1,5 +1,5 @@
-"""The signed-in user's own API token, for the /account/token/ page: read it, create
-or replace it, revoke it, with each change audited.
+"""The signed-in user's own API tokens, for the /account/token/ page: read their state,
+create a token (replacing the others), revoke them, with each change audited.
 
 When a token expires or stops working, and how a key is made, is decided in
 config/token_auth.py; this module only asks it (`token_issue`, `token_revoke`,
@@ -15,38 +15,49 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 
-from config.token_auth import TokenExpired, token_issue, token_refusal, token_revoke
+from config.token_auth import Issued, TokenExpired, token_issue, token_refusal, token_revoke
+from core.models import ApiToken
 from core.services import audit_event_record
 
 
 @dataclass(frozen=True)
 class TokenState:
-    """What the page may say about a token: never its key."""
+    """What the page may say about a user's newest token: never its key."""
 
+    prefix: str
     created: datetime
     expires: datetime
     # Why it no longer works ("expired", "revoked"), or "" while it does.
     refused: str
+    # How many tokens the user holds, this one included (each API sign-in issues one).
+    count: int
 
 
-def expiry(token: Token) -> datetime:
+def expiry(token: ApiToken) -> datetime:
     """Return when ``token`` stops working (``token_refusal`` refuses it from then on)."""
     return token.created + timedelta(days=settings.API_TOKEN_TTL_DAYS)
 
 
 def api_token_state(*, user: User) -> TokenState | None:
-    """Return the state of ``user``'s token, or None when they have none."""
-    token = Token.objects.select_related("user").filter(user=user).first()
-    if token is None:
+    """Return the state of ``user``'s newest token, or None when they have none."""
+    tokens = list(ApiToken.objects.select_related("user").filter(user=user)[:2])
+    if not tokens:
         return None
+    token = tokens[0]
     refusal = token_refusal(token)
     if refusal is None:
         refused = ""
     else:
         refused = "expired" if isinstance(refusal, TokenExpired) else "revoked"
-    return TokenState(created=token.created, expires=expiry(token), refused=refused)
+    count = ApiToken.objects.filter(user=user).count() if len(tokens) > 1 else 1
+    return TokenState(
+        prefix=token.prefix,
+        created=token.created,
+        expires=expiry(token),
+        refused=refused,
+        count=count,
+    )
 
 
 def _lock(user: User) -> User:
@@ -56,30 +67,30 @@ def _lock(user: User) -> User:
 
 
 @transaction.atomic
-def api_token_create(*, user: User) -> Token:
-    """Give ``user`` a new token, revoking any old one, and audit it.
+def api_token_create(*, user: User) -> Issued:
+    """Give ``user`` a new token, revoking any others, and audit it.
 
-    The returned token is the only place the key is ever shown from: callers show it
-    once and keep it nowhere.
+    The returned key is the only place it is ever shown from (the database keeps its
+    hash): callers show it once and keep it nowhere.
     """
     owner = _lock(user)
-    replaced = Token.objects.filter(user=owner).exists()
-    token = token_issue(user=owner, fresh=True)
+    replaced = ApiToken.objects.filter(user=owner).exists()
+    issued = token_issue(user=owner, fresh=True)
     audit_event_record(
         actor=user,
         action="api_token.created",
         target=f"user {owner.username}",
         replaced=replaced,
-        expires=expiry(token).isoformat(),
+        expires=expiry(issued.token).isoformat(),
     )
-    return token
+    return issued
 
 
 @transaction.atomic
 def api_token_revoke(*, user: User) -> bool:
-    """Revoke ``user``'s token; return whether they had one (only then is it audited)."""
+    """Revoke ``user``'s tokens; return whether they had one (only then is it audited)."""
     owner = _lock(user)
-    if not Token.objects.filter(user=owner).exists():
+    if not ApiToken.objects.filter(user=owner).exists():
         return False
     token_revoke(user=owner)
     audit_event_record(actor=user, action="api_token.revoked", target=f"user {owner.username}")

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 # Webhooks' models are the core app's; Django finds an app's models through this module.
 from core.accounts.models import ExternalIdentity, Profile  # noqa: F401
@@ -30,3 +31,29 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target}"
+
+
+class ApiToken(models.Model):
+    """An API token, stored as a SHA-256 digest of its key: the key itself is shown once.
+
+    How a token is issued, looked up and refused is config/token_auth.py's. A user may
+    hold several (each sign-in issues one, so several clients of one account keep
+    working); `prefix`, the key's first characters, lets a person tell them apart and
+    is no secret (the rest of the key carries more than 200 random bits).
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8)
+    # A MAC of the user's password hash when the token was issued (token_auth); empty for
+    # a token bound to no password.
+    password_mac = models.CharField(max_length=64, blank=True)
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user_id})"

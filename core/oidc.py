@@ -54,6 +54,7 @@ from mozilla_django_oidc.auth import (  # type: ignore[import-untyped]  # ships 
 from core import selectors, services
 from core.accounts.models import ExternalIdentity
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
+from core.validators import one_line
 
 logger = logging.getLogger(__name__)
 
@@ -306,6 +307,12 @@ def _first_sign_in(*, issuer: str, subject: str, username: str, **names: str) ->
     raise SignInRefused("account", f"no free username like {username!r}")
 
 
+def _name(claims: dict[str, Any], name: str, limit: int) -> str:
+    # A name is one line without invisible or reordering characters (core/validators.py);
+    # the provider's is cleaned rather than refused, since nobody here can correct it.
+    return one_line(_text(claims, name, 1000))[:limit]
+
+
 @transaction.atomic
 def oidc_user_sync(
     *,
@@ -507,8 +514,8 @@ class SignInBackend(OIDCAuthenticationBackend):
             subject=subject,
             username=username,
             email=_text(claims, "email", 254),
-            first_name=_text(claims, "given_name", 150),
-            last_name=_text(claims, "family_name", 150),
+            first_name=_name(claims, "given_name", 150),
+            last_name=_name(claims, "family_name", 150),
             personas=personas,
             managed=set(managed_personas()),
         )

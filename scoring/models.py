@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.validators import validate_one_line
 from interviews.models import Interview, InterviewQuestion, Loop
 from kit.models import FollowUp, Level, QuestionVersion, Role, RubricItem
 
@@ -210,7 +211,7 @@ class CalibrationExercise(models.Model):
         OPEN = "open"
         CLOSED = "closed"
 
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, validators=[validate_one_line])
     version = models.ForeignKey(QuestionVersion, on_delete=models.PROTECT, related_name="+")
     status = models.CharField(max_length=6, choices=Status.choices, default=Status.OPEN)
     participants = models.ManyToManyField(

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -19,6 +20,7 @@ from config.exceptions import ApplicationError, Conflict
 from core.accounts.models import Notice
 from core.outbox.services import email_queue
 from core.services import audit_event_record as audit
+from core.validators import validate_one_line
 from kit import services as kit_services
 from kit.models import Level, Question, QuestionVersion, Role
 from scoring.calibration import history, queries
@@ -315,6 +317,13 @@ def exercise_create(
     """Create an exercise on the question's current version, its answers keyed by the lead."""
     if not title.strip():
         raise ApplicationError("Give the exercise a title.", code="exercise_title_missing")
+    try:
+        # The title goes into each invitation's subject, and reads in headings.
+        validate_one_line(title.strip())
+    except ValidationError as exc:
+        raise ApplicationError(
+            f"title: {exc.messages[0]}", code="exercise_title_not_one_line"
+        ) from None
     version = question.current
     assert version is not None
     if len(answers) < 2:

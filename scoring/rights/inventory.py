@@ -210,7 +210,10 @@ ELSEWHERE: dict[str, dict[str, Column]] = {
         "session_key": kept("a random key"),
         "session_data": kept("a colleague's signed-in session (the marker test reads it)"),
     },
-    "authtoken.Token": {"key": kept("a colleague's API token")},
+    "authtoken.Token": {"key": kept("a colleague's API token (the table is emptied by core 0007)")},
+    "core.ApiToken": {
+        f: kept("a hash of a colleague's API token") for f in ("digest", "prefix", "password_mac")
+    },
     **{
         f"axes.{model}": {f: kept("a colleague's sign-in attempt") for f in fields}
         for model, fields in {

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
+from core.models import ApiToken
 from interviews.models import Candidate
 from tests.conftest import client_for
 
@@ -70,7 +70,7 @@ def test_anonymous_callers_are_limited_by_address() -> None:
         for _ in range(3)
     ]
 
-    assert answers == [400, 400, 429]
+    assert answers == [401, 401, 429]
 
 
 def test_the_schema_documents_429_and_503_with_retry_after() -> None:
@@ -105,7 +105,7 @@ def test_without_proxies_a_varying_x_forwarded_for_buys_no_new_allowance() -> No
 
     answers = [guess(api, HTTP_X_FORWARDED_FOR=f"198.51.100.{n}") for n in range(5)]
 
-    assert answers == [400, 400, 429, 429, 429]
+    assert answers == [401, 401, 429, 429, 429]
 
 
 def test_without_proxies_each_remote_address_has_its_own_count() -> None:
@@ -114,7 +114,7 @@ def test_without_proxies_each_remote_address_has_its_own_count() -> None:
         guess(api, REMOTE_ADDR="192.0.2.1")
 
     assert guess(api, REMOTE_ADDR="192.0.2.1") == 429
-    assert guess(api, REMOTE_ADDR="192.0.2.2") == 400
+    assert guess(api, REMOTE_ADDR="192.0.2.2") == 401
 
 
 def test_behind_one_proxy_the_rightmost_address_is_counted_and_the_rest_ignored(
@@ -125,9 +125,9 @@ def test_behind_one_proxy_the_rightmost_address_is_counted_and_the_rest_ignored(
 
     answers = [guess(api, HTTP_X_FORWARDED_FOR=f"10.9.9.{n}, 203.0.113.7") for n in range(3)]
 
-    assert answers == [400, 400, 429]
+    assert answers == [401, 401, 429]
     # Another client behind the same proxy, even one naming the first on the left.
-    assert guess(api, HTTP_X_FORWARDED_FOR="203.0.113.7, 203.0.113.8") == 400
+    assert guess(api, HTTP_X_FORWARDED_FOR="203.0.113.7, 203.0.113.8") == 401
 
 
 def test_behind_two_proxies_the_second_address_from_the_right_is_counted(settings: Any) -> None:
@@ -138,8 +138,8 @@ def test_behind_two_proxies_the_second_address_from_the_right_is_counted(setting
         guess(api, HTTP_X_FORWARDED_FOR=f"10.9.9.{n}, 203.0.113.7, 10.0.0.{n}") for n in range(3)
     ]
 
-    assert answers == [400, 400, 429]
-    assert guess(api, HTTP_X_FORWARDED_FOR="203.0.113.8, 10.0.0.1") == 400
+    assert answers == [401, 401, 429]
+    assert guess(api, HTTP_X_FORWARDED_FOR="203.0.113.8, 10.0.0.1") == 401
 
 
 def test_a_sign_in_over_the_rate_is_refused_even_with_the_right_password(
@@ -158,4 +158,4 @@ def test_a_sign_in_over_the_rate_is_refused_even_with_the_right_password(
 
     assert refused.status_code == 429
     assert refused.json()["detail"].startswith("Request was throttled.")
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()

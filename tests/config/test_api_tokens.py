@@ -1,5 +1,6 @@
 """API tokens: obtained with a password, rotated and revoked by their owner; they expire
-after API_TOKEN_TTL_DAYS and stop working when their user's password changes."""
+after API_TOKEN_TTL_DAYS and stop working when their user's password changes; the
+database holds only a hash of each key."""
 
 from collections.abc import Callable
 from datetime import timedelta
@@ -11,10 +12,10 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from config.token_auth import token_issue
+from config.token_auth import MAX_TOKENS_PER_USER, key_digest, token_issue
+from core.models import ApiToken
 from tests.conftest import at_once, need
 from tests.problems import detail, field_errors, not_signed_in
 
@@ -25,6 +26,15 @@ def token_client(key: str) -> APIClient:
     return client
 
 
+def held() -> list[str]:
+    """The digests stored, oldest first."""
+    return list(ApiToken.objects.order_by("created", "id").values_list("digest", flat=True))
+
+
+def hashed(*keys: str) -> list[str]:
+    return [key_digest(key) for key in keys]
+
+
 def obtain(username: str, password: str = "pw") -> str:
     response = APIClient().post("/api/v1/auth/token/", {"username": username, "password": password})
     assert response.status_code == 200, response.json()
@@ -32,7 +42,14 @@ def obtain(username: str, password: str = "pw") -> str:
 
 
 INVALID_TOKEN = "Invalid token."
-BAD_CREDENTIALS = {"non_field_errors": ["Unable to log in with provided credentials."]}
+BAD_CREDENTIALS = "Unable to log in with provided credentials."
+CHALLENGE = 'Bearer realm="api", Token realm="api"'
+
+
+def bad_credentials(response: Any) -> None:
+    """Assert the 401 for a username and password that match no active user."""
+    assert detail(response, 401, "authentication_failed") == BAD_CREDENTIALS
+    assert response["WWW-Authenticate"] == CHALLENGE
 
 
 def unknown_token(response: Any) -> None:
@@ -51,7 +68,7 @@ def test_rotating_gives_a_new_token_and_the_old_one_stops_working(interviewer):
     assert new != old
     assert token_client(new).get("/api/v1/levels/").status_code == 200
     unknown_token(token_client(old).get("/api/v1/levels/"))
-    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert held() == hashed(new)
 
 
 def test_revoking_deletes_the_token(interviewer):
@@ -60,8 +77,36 @@ def test_revoking_deletes_the_token(interviewer):
     response = token_client(key).delete("/api/v1/auth/token/")
 
     assert response.status_code == 204
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
     unknown_token(token_client(key).get("/api/v1/levels/"))
+
+
+def test_rotating_or_revoking_touches_only_the_token_sent(interviewer):
+    # Two clients of one account: each rotates and revokes its own.
+    mine, theirs = obtain("ines"), obtain("ines")
+
+    rotated = token_client(mine).post("/api/v1/auth/token/rotate/").json()["token"]
+
+    assert held() == hashed(theirs, rotated)
+    assert token_client(theirs).get("/api/v1/levels/").status_code == 200
+
+    assert token_client(rotated).delete("/api/v1/auth/token/").status_code == 204
+
+    assert held() == hashed(theirs)
+    unknown_token(token_client(rotated).get("/api/v1/levels/"))
+    assert token_client(theirs).get("/api/v1/levels/").status_code == 200
+
+
+def test_revoking_from_a_session_ends_every_token_of_the_account(client, interviewer):
+    keys = [obtain("ines"), obtain("ines")]
+    client.force_login(interviewer)
+
+    response = client.delete("/api/v1/auth/token/")
+
+    assert response.status_code == 204
+    assert not ApiToken.objects.exists()
+    for key in keys:
+        unknown_token(token_client(key).get("/api/v1/levels/"))
 
 
 def test_anonymous_callers_can_neither_rotate_nor_revoke(interviewer):
@@ -69,14 +114,14 @@ def test_anonymous_callers_can_neither_rotate_nor_revoke(interviewer):
 
     not_signed_in(APIClient().post("/api/v1/auth/token/rotate/"))
     not_signed_in(APIClient().delete("/api/v1/auth/token/"))
-    assert list(Token.objects.values_list("key", flat=True)) == [key]
+    assert held() == hashed(key)
 
 
 def test_a_wrong_password_gets_no_token(interviewer):
     response = APIClient().post("/api/v1/auth/token/", {"username": "ines", "password": "no"})
 
-    assert field_errors(response) == BAD_CREDENTIALS
-    assert not Token.objects.exists()
+    bad_credentials(response)
+    assert not ApiToken.objects.exists()
 
 
 def test_a_stale_token_does_not_stop_signing_in(interviewer):
@@ -89,7 +134,9 @@ def test_a_stale_token_does_not_stop_signing_in(interviewer):
     )
 
     assert response.status_code == 200
-    assert response.json()["token"] == Token.objects.get().key != old
+    new = response.json()["token"]
+    assert new != old
+    assert held() == hashed(new)
 
 
 # --- expiry (API_TOKEN_TTL_DAYS) --------------------------------------------------------
@@ -108,7 +155,7 @@ NEW_PASSWORD = "a-much-longer-passphrase-42"
 
 
 def issued_ago(key: str, age: timedelta) -> None:
-    Token.objects.filter(key=key).update(created=timezone.now() - age)
+    ApiToken.objects.filter(digest=key_digest(key)).update(created=timezone.now() - age)
 
 
 def assert_refused(response: Any, refusal: tuple[str, str], reason: str) -> None:
@@ -126,7 +173,7 @@ def test_a_token_past_its_30_days_answers_401_with_a_challenge_and_is_deleted(in
     response = token_client(key).get("/api/v1/levels/")
 
     assert_refused(response, EXPIRED, "This API token has expired")
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
     # Deleted, so from now on it is an unknown token like any other.
     unknown_token(token_client(key).get("/api/v1/levels/"))
 
@@ -156,7 +203,7 @@ def test_an_expired_token_can_neither_rotate_nor_revoke(interviewer):
     rotated = token_client(key).post("/api/v1/auth/token/rotate/")
 
     assert_refused(rotated, EXPIRED, "This API token has expired")
-    assert not Token.objects.exists()  # refused, and no new token made in its place
+    assert not ApiToken.objects.exists()  # refused, and no new token made in its place
 
 
 def test_signing_in_over_an_expired_token_issues_a_new_one(interviewer):
@@ -166,7 +213,7 @@ def test_signing_in_over_an_expired_token_issues_a_new_one(interviewer):
     new = obtain("ines")
 
     assert new != old
-    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert held() == hashed(new)
     assert token_client(new).get("/api/v1/levels/").status_code == 200
 
 
@@ -231,7 +278,7 @@ def test_a_password_change_revokes_the_token_however_it_is_made(
     response = token_client(key).get("/api/v1/levels/")
 
     assert_refused(response, REVOKED, "This API token was revoked because the password changed")
-    assert not Token.objects.filter(key=key).exists()
+    assert not ApiToken.objects.filter(digest=key_digest(key)).exists()
 
 
 def test_after_a_password_change_signing_in_with_the_new_password_gives_a_working_token(
@@ -241,11 +288,11 @@ def test_after_a_password_change_signing_in_with_the_new_password_gives_a_workin
     change_by_service(interviewer)
 
     refused = APIClient().post("/api/v1/auth/token/", {"username": "ines", "password": "pw"})
-    assert field_errors(refused) == BAD_CREDENTIALS
+    bad_credentials(refused)
     new = obtain("ines", NEW_PASSWORD)
 
     assert new != old
-    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert held() == hashed(new)
     assert token_client(new).get("/api/v1/levels/").status_code == 200
 
 
@@ -289,9 +336,10 @@ def test_tokens_survive_a_secret_key_rotation_while_the_old_key_is_a_fallback(
     )
 
 
-def test_a_token_made_outside_the_sign_in_expires_but_is_not_tied_to_the_password(interviewer):
-    # DRF's own keys (Token.objects.create, the Token admin) carry no password MAC.
-    key = Token.objects.create(user=interviewer).key
+def test_a_token_bound_to_no_password_expires_but_survives_a_password_change(interviewer):
+    # As DRF's own keys (40 hex digits, no MAC) are after migration core 0005.
+    key = "0123456789abcdef0123456789abcdef01234567"
+    ApiToken.objects.create(user=interviewer, digest=key_digest(key), prefix=key[:8])
     change_by_service(interviewer)
     assert token_client(key).get("/api/v1/levels/").status_code == 200
 
@@ -313,11 +361,44 @@ MULTIPART_REFUSED = (
 )
 
 
-def test_signing_in_again_returns_the_current_token(interviewer):
-    first = sign_in({"username": "ines", "password": "pw"})
-    second = sign_in({"username": "ines", "password": "pw", "fresh": False})
+def test_signing_in_again_issues_another_token_and_the_first_keeps_working(interviewer):
+    # A stored key is only a hash, so it cannot be handed out again: each client that
+    # signs in gets its own token, and the others keep theirs.
+    first = sign_in({"username": "ines", "password": "pw"}).json()["token"]
+    second = sign_in({"username": "ines", "password": "pw", "fresh": False}).json()["token"]
 
-    assert first.json() == second.json() == {"token": Token.objects.get().key}
+    assert first != second
+    assert held() == hashed(first, second)
+    assert token_client(first).get("/api/v1/levels/").status_code == 200
+    assert token_client(second).get("/api/v1/levels/").status_code == 200
+
+
+def test_a_sign_in_past_the_limit_ends_the_oldest_token(interviewer):
+    keys = [obtain("ines") for _ in range(MAX_TOKENS_PER_USER + 1)]
+
+    assert held() == hashed(*keys[1:])
+    unknown_token(token_client(keys[0]).get("/api/v1/levels/"))
+    assert token_client(keys[1]).get("/api/v1/levels/").status_code == 200
+
+
+def test_the_database_holds_no_key_in_clear(interviewer):
+    keys = [obtain("ines"), obtain("ines")]
+    rotated = token_client(keys[1]).post("/api/v1/auth/token/rotate/").json()["token"]
+    keys.append(rotated)
+
+    with connection.cursor() as cursor:
+        rows = []
+        for table in connection.introspection.table_names(cursor):
+            # Every table the schema has: wherever a key could have been written.
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
+            rows.extend(str(value) for row in cursor.fetchall() for value in row)
+    dump = "\n".join(rows)
+
+    assert token_client(rotated).get("/api/v1/levels/").status_code == 200
+    for key in keys:
+        assert key not in dump
+        assert key[8:] not in dump  # not even the part after the shown prefix
+    assert held() == hashed(keys[0], rotated)
 
 
 @pytest.mark.parametrize("fresh", [True, "true"])
@@ -330,7 +411,7 @@ def test_asking_for_a_fresh_token_replaces_the_current_one(interviewer, fresh):
     new = response.json()["token"]
     assert response.json() == {"token": new}
     assert new != old
-    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert held() == hashed(new)
     assert token_client(new).get("/api/v1/levels/").status_code == 200
     unknown_token(token_client(old).get("/api/v1/levels/"))
 
@@ -342,7 +423,7 @@ def test_a_sign_in_sent_as_a_form_is_refused_and_keeps_the_current_token(intervi
     response = sign_in({"username": "ines", "password": "pw", "fresh": "true"}, "multipart")
 
     assert detail(response, 415, "unsupported_media_type") == MULTIPART_REFUSED
-    assert list(Token.objects.values_list("key", flat=True)) == [key]
+    assert held() == hashed(key)
 
 
 def test_a_fresh_request_with_a_wrong_password_keeps_the_current_token(interviewer):
@@ -350,8 +431,8 @@ def test_a_fresh_request_with_a_wrong_password_keeps_the_current_token(interview
 
     response = sign_in({"username": "ines", "password": "no", "fresh": True})
 
-    assert field_errors(response) == BAD_CREDENTIALS
-    assert list(Token.objects.values_list("key", flat=True)) == [key]
+    bad_credentials(response)
+    assert held() == hashed(key)
 
 
 def test_a_fresh_that_is_not_a_boolean_is_refused_and_keeps_the_current_token(interviewer):
@@ -360,7 +441,7 @@ def test_a_fresh_that_is_not_a_boolean_is_refused_and_keeps_the_current_token(in
     response = sign_in({"username": "ines", "password": "pw", "fresh": "maybe"})
 
     assert field_errors(response) == {"fresh": ["Must be a valid boolean."]}
-    assert list(Token.objects.values_list("key", flat=True)) == [key]
+    assert held() == hashed(key)
 
 
 def test_signing_out_of_the_site_leaves_api_tokens_working(client, interviewer):
@@ -374,30 +455,36 @@ def test_signing_out_of_the_site_leaves_api_tokens_working(client, interviewer):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_ten_concurrent_first_sign_ins_share_one_token(interviewer):
+def test_twelve_concurrent_sign_ins_keep_to_the_limit(interviewer):
     need("PostgreSQL", connection.vendor == "postgresql")
 
-    keys = at_once([lambda: token_issue(user=User(pk=interviewer.pk)).key] * 10)
+    keys = at_once([lambda: token_issue(user=User(pk=interviewer.pk)).key] * 12)
 
-    assert keys == [Token.objects.get(user=interviewer).key] * 10
-    assert token_client(keys[0]).get("/api/v1/levels/").status_code == 200
+    # Each sign-in took its turn under the user's row lock: the newest ten are held.
+    assert len(set(keys)) == 12
+    assert ApiToken.objects.filter(user=interviewer).count() == MAX_TOKENS_PER_USER
+    working = [k for k in keys if token_client(k).get("/api/v1/levels/").status_code == 200]
+    assert len(working) == MAX_TOKENS_PER_USER
 
 
 def test_the_admin_shows_whose_tokens_exist_but_never_a_key_and_adds_none(
     client: Client, interviewer: User
 ) -> None:
-    token = token_issue(user=interviewer)
+    issued = token_issue(user=interviewer)
     client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
 
-    listing = client.get("/admin/authtoken/tokenproxy/")
-    add = client.post("/admin/authtoken/tokenproxy/add/", {"user": interviewer.pk})
-    page = f"/admin/authtoken/tokenproxy/{interviewer.pk}/"  # DRF's admin goes by user id
+    listing = client.get("/admin/core/apitoken/")
+    add = client.post("/admin/core/apitoken/add/", {"user": interviewer.pk})
+    page = f"/admin/core/apitoken/{issued.token.pk}/"
     view = client.get(f"{page}change/")
     change = client.post(f"{page}change/", {"user": 1})
     delete = client.post(f"{page}delete/", {"post": "yes"})
 
-    assert (listing.status_code, view.status_code) == (200, 403)
-    assert interviewer.username in listing.content.decode()
-    assert token.key not in listing.content.decode()
+    assert (listing.status_code, view.status_code) == (200, 200)
+    for html in (listing.content.decode(), view.content.decode()):
+        assert interviewer.username in html and issued.key[:8] in html
+        assert issued.key not in html and issued.token.digest not in html
     assert (add.status_code, change.status_code, delete.status_code) == (403, 403, 403)
-    assert list(Token.objects.values_list("key", flat=True)) == [token.key]
+    assert held() == hashed(issued.key)
+    # DRF's own token admin is gone: its table stays empty.
+    assert client.get("/admin/authtoken/tokenproxy/").status_code == 404

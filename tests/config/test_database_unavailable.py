@@ -33,7 +33,6 @@ from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import path
 from psycopg import errors as pg
-from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -47,6 +46,7 @@ from config.middleware import (
     refused_input,
 )
 from config.token_auth import token_issue
+from core.models import ApiToken
 from kit.models import Question
 from kit.selectors import question_search
 from tests.conftest import client_for, need
@@ -274,7 +274,7 @@ def test_it_answers_503_when_token_authentication_cannot_reach_the_database(
     token = token_issue(user=interviewer)
     api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     with mock.patch.object(
-        Token.objects, "select_related", side_effect=ERRORS["admin shutdown"][0]()
+        ApiToken.objects, "select_related", side_effect=ERRORS["admin shutdown"][0]()
     ):
         response = api.get("/api/v1/levels/")
 

@@ -85,7 +85,9 @@ def test_obtaining_a_token_needs_no_credentials() -> None:
     op = operation("/auth/token/", "post")
 
     assert op["security"] == [] and "security" not in schema()  # stated, not left out
-    assert sorted(op["responses"]) == ["200", "400", "413", "415", "429", "503"]
+    assert sorted(op["responses"]) == ["200", "400", "401", "413", "415", "429", "503"]
+    # Refused credentials: a 401 with the challenge, like any other refused credential.
+    assert "WWW-Authenticate" in op["responses"]["401"]["headers"]
 
 
 def test_both_token_schemes_are_offered_as_alternatives() -> None:

@@ -12,10 +12,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from core.models import AuditEvent
+from config.token_auth import key_digest, token_issue
+from core.models import ApiToken, AuditEvent
 from tests.oidc_provider import Provider, provider_environment, running, sso_site
 from tests.problems import detail
 
@@ -55,11 +55,18 @@ def ines(client: Client, interviewer: User) -> Client:
     return client
 
 
+def held() -> list[str]:
+    return list(ApiToken.objects.values_list("digest", flat=True))
+
+
 def test_it_shows_the_new_key_once_with_how_to_send_it(ines, interviewer):
     response = ines.post(URL, {"action": "create"})
 
     key = shown_key(response)
-    assert key == Token.objects.get(user=interviewer).key
+    # Stored as its hash and a prefix: never the key itself.
+    token = ApiToken.objects.get(user=interviewer)
+    assert (token.digest, token.prefix) == (key_digest(key), key[:8])
+    assert key not in str(list(ApiToken.objects.values()))
     body = response.content.decode()
     assert "It is shown this once: copy it now." in body
     assert f"<code>Authorization: Token {key}</code>" in body
@@ -70,12 +77,14 @@ def test_it_shows_the_new_key_once_with_how_to_send_it(ines, interviewer):
     assert later.status_code == 200
     assert key not in later.content.decode()
     assert not KEY.search(later.content.decode())
+    # Only its first characters, to tell it from another.
+    assert f"<dt>Starts with</dt><dd><code>{key[:8]}…</code></dd>" in later.content.decode()
 
 
 def test_it_shows_when_the_token_was_created_and_when_it_expires(ines, interviewer, settings):
     settings.API_TOKEN_TTL_DAYS = 10
     create(ines)
-    created = timezone.localtime(Token.objects.get(user=interviewer).created)
+    created = timezone.localtime(ApiToken.objects.get(user=interviewer).created)
 
     body = ines.get(URL).content.decode()
 
@@ -100,7 +109,7 @@ def test_without_a_token_it_offers_only_to_create_one(ines):
 def test_it_says_an_expired_token_has_expired(ines, interviewer, settings):
     create(ines)
     created = timezone.now() - timedelta(days=settings.API_TOKEN_TTL_DAYS + 1)
-    Token.objects.filter(user=interviewer).update(created=created)
+    ApiToken.objects.filter(user=interviewer).update(created=created)
 
     body = ines.get(URL).content.decode()
 
@@ -119,6 +128,20 @@ def test_it_says_a_token_outlived_by_its_password_no_longer_works(ines, intervie
     assert "No longer works: your password changed after it was created." in body
 
 
+def test_it_counts_the_tokens_api_sign_ins_issued_and_revokes_them_all(ines, interviewer):
+    keys = [token_issue(user=interviewer).key for _ in range(3)]
+
+    body = ines.get(URL).content.decode()
+    assert "(the newest of your 3 tokens)" in body
+    assert ">Revoke all 3 tokens</button>" in body
+
+    ines.post(URL, {"action": "revoke"})
+
+    assert not ApiToken.objects.exists()
+    for key in keys:
+        unknown_token(api_with(key).get("/api/v1/levels/"))
+
+
 def test_the_key_works_as_a_token_and_as_a_bearer_token(ines):
     key = create(ines)
 
@@ -135,7 +158,7 @@ def test_replacing_the_token_ends_the_old_key(ines, interviewer):
     assert new != old
     unknown_token(api_with(old).get("/api/v1/levels/"))
     assert api_with(new, "Bearer").get("/api/v1/levels/").status_code == 200
-    assert list(Token.objects.values_list("key", flat=True)) == [new]
+    assert held() == [key_digest(new)]
 
 
 def test_revoking_ends_the_key(ines, interviewer):
@@ -147,7 +170,7 @@ def test_revoking_ends_the_key(ines, interviewer):
     body = response.content.decode()
     assert "Your API token is revoked: it no longer works." in body
     assert "You have no API token." in body
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
     unknown_token(api_with(key).get("/api/v1/levels/"))
     unknown_token(api_with(key, "Bearer").get("/api/v1/levels/"))
 
@@ -156,7 +179,7 @@ def test_revoking_without_a_token_changes_and_records_nothing(ines):
     response = ines.post(URL, {"action": "revoke"}, follow=True)
 
     assert "You have no API token: nothing to revoke." in response.content.decode()
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
     assert not AuditEvent.objects.exists()
 
 
@@ -193,7 +216,7 @@ def test_it_sends_anonymous_callers_to_sign_in_and_writes_nothing(client, interv
     for response in (client.get(URL), client.post(URL, {"action": "create"})):
         assert response.status_code == 302
         assert response["Location"] == f"/login/?next={URL}"
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
     assert not AuditEvent.objects.exists()
 
 
@@ -213,7 +236,7 @@ def test_it_refuses_a_bad_action_and_writes_nothing(ines, interviewer, data, mes
 
     assert response.status_code == 400
     assert f"<p>{html.escape(message)}</p>" in response.content.decode()
-    assert list(Token.objects.values_list("key", flat=True)) == [key]
+    assert held() == [key_digest(key)]
     assert not AuditEvent.objects.exists()
 
 
@@ -224,14 +247,14 @@ def test_it_refuses_a_post_without_the_csrf_token_and_writes_nothing(interviewer
     response = browser.post(URL, {"action": "create"})
 
     assert response.status_code == 403
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
     assert not AuditEvent.objects.exists()
     # With the page's token, the same form works.
     page = browser.get(URL).content.decode()
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
     assert csrf is not None
     done = browser.post(URL, {"action": "create", "csrfmiddlewaretoken": csrf.group(1)})
-    assert shown_key(done) == Token.objects.get(user=interviewer).key
+    assert held() == [key_digest(shown_key(done))]
 
 
 def test_the_page_reads_a_fixed_number_of_queries(ines, django_assert_max_num_queries):
@@ -279,5 +302,5 @@ def test_a_single_sign_on_user_gets_a_token_with_passwords_off(client, provider,
 
         assert api_with(key, "Bearer").get("/api/v1/levels/").status_code == 200
         assert ">Replace token</button>" in body
-        assert Token.objects.get().user == lena
+        assert ApiToken.objects.get().user == lena
         assert AuditEvent.objects.filter(action="api_token.created", actor=lena).count() == 1

@@ -138,6 +138,27 @@ def test_it_sets_the_mapped_personas_again_at_every_sign_in(client, provider, si
     }
 
 
+def test_it_cleans_a_name_the_provider_sends_with_line_breaks_or_bidi_controls(
+    client, provider, site
+):
+    # Names are one line without invisible characters (core/validators.py); nobody can
+    # correct the provider's, so sign-in cleans them rather than refusing the person.
+    provider.set_claims(
+        "lena-sub",
+        {
+            "preferred_username": "lena",
+            "given_name": "Le\r\nna\u200b",
+            "family_name": "Eve\u202egnp.exe\ufeff",
+            "groups": ["kit-leads"],
+        },
+    )
+
+    sign_in(client, provider, "lena-sub")
+
+    lena = User.objects.get(username="lena")
+    assert (lena.first_name, lena.last_name) == ("Le na", "Evegnp.exe")
+
+
 def test_it_leaves_a_persona_alone_when_no_group_maps_to_it(client, provider, monkeypatch):
     lena = linked(make_user("lena", INTERVIEWER), provider, "lena-sub")
     env = provider_environment(provider)

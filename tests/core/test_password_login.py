@@ -4,9 +4,9 @@ the sign-in page has only the provider's button, and a password is refused every
 from collections.abc import Iterator
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from core.models import ApiToken
 from core.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 from tests.oidc_provider import PROVIDER_NAME, Provider, provider_environment, running, sso_site
 from tests.problems import detail
@@ -71,7 +71,7 @@ def test_it_refuses_a_password_for_an_api_token(passwords_off, lead):
     assert detail(response, 403, "password_login_off") == PASSWORD_LOGIN_OFF_API.format(
         provider=provider_name()
     )
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
 
 
 def test_it_refuses_a_password_on_the_admin_sign_in(client, passwords_off, lead):

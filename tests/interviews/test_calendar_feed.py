@@ -4,6 +4,7 @@ Parsed back with `icalendar`: one VEVENT per timed seat in an open loop, with th
 of that seat's invites, in the holder's zone; any other address answers 404.
 """
 
+import hashlib
 import re
 import zoneinfo
 from datetime import timedelta
@@ -108,6 +109,19 @@ def test_the_feed_lists_each_timed_seat_in_open_loops_with_the_invites_uids(
     event = AuditEvent.objects.get(action="calendar_feed.created")
     assert event.actor == interviewer and event.target == "user ines"
     assert event.data == {"replaced": False}
+
+
+def test_the_database_keeps_only_a_hash_of_the_feed_secret(ines, interviewer, seats):
+    url = feed_url(ines.post(ACCOUNT, {"action": "feed"}))
+    secret = url.removeprefix("http://testserver/calendar/").removesuffix(".ics")
+
+    stored = Profile.objects.get(user=interviewer).calendar_token_hash
+    assert stored == hashlib.sha256(secret.encode()).hexdigest()
+    assert secret not in str(list(Profile.objects.values()))
+    assert secret not in str(list(AuditEvent.objects.values()))
+    # Shown once: the account page does not show it again.
+    assert secret not in ines.get(ACCOUNT).content.decode()
+    assert fetch(url).status_code == 200
 
 
 def test_a_revoked_feed_answers_404(ines, interviewer, seats):

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from pytest_django import DjangoAssertNumQueries
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from config.token_auth import key_digest
+from core.models import ApiToken
 from kit import services
 from kit.models import Level, Question, QuestionVersion
 from tests.conftest import client_for
@@ -620,39 +621,52 @@ def test_it_issues_a_token_for_good_credentials(api: APIClient, lead: User) -> N
     response = api.post("/api/v1/auth/token/", {"username": "leo", "password": "pw"})
 
     assert response.status_code == 200
-    assert response.json() == {"token": Token.objects.get(user=lead).key}
+    key = response.json()["token"]
+    assert list(response.json()) == ["token"]
+    # Stored as its hash only (config/token_auth.py).
+    assert ApiToken.objects.get(user=lead).digest == key_digest(key)
 
 
-def test_it_returns_the_same_token_on_a_second_request(api: APIClient, lead: User) -> None:
+def test_each_sign_in_issues_its_own_token(api: APIClient, lead: User) -> None:
     first = api.post("/api/v1/auth/token/", {"username": "leo", "password": "pw"}).json()
     second = api.post("/api/v1/auth/token/", {"username": "leo", "password": "pw"}).json()
 
-    assert first == second
-    assert Token.objects.count() == 1
+    assert first != second
+    assert ApiToken.objects.count() == 2
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"username": "leo", "password": "wrong"}, {"username": "nobody", "password": "pw"}],
+    ids=["wrong-password", "unknown-user"],
+)
+def test_it_refuses_a_token_for_bad_credentials_with_a_401_challenge(
+    api: APIClient, lead: User, data: dict[str, str]
+) -> None:
+    response = api.post("/api/v1/auth/token/", data)
+
+    assert detail(response, 401, "authentication_failed") == (
+        "Unable to log in with provided credentials."
+    )
+    assert response["WWW-Authenticate"] == 'Bearer realm="api", Token realm="api"'
+    assert not ApiToken.objects.exists()
 
 
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
-        (
-            {"username": "leo", "password": "wrong"},
-            {"non_field_errors": ["Unable to log in with provided credentials."]},
-        ),
-        (
-            {"username": "nobody", "password": "pw"},
-            {"non_field_errors": ["Unable to log in with provided credentials."]},
-        ),
         ({"username": "leo"}, {"password": ["This field is required."]}),
+        ({"password": "pw"}, {"username": ["This field is required."]}),
     ],
-    ids=["wrong-password", "unknown-user", "no-password"],
+    ids=["no-password", "no-username"],
 )
-def test_it_refuses_a_token_for_bad_credentials(
+def test_it_refuses_a_sign_in_missing_a_field_with_a_400_naming_it(
     api: APIClient, lead: User, data: dict[str, str], expected: dict[str, list[str]]
 ) -> None:
     response = api.post("/api/v1/auth/token/", data)
 
     assert field_errors(response) == expected
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
 
 
 def test_it_accepts_a_token_in_the_authorization_header(
