@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from config.exceptions import Conflict
 from core.services import audit_event_record as audit
+from core import metrics
 from core.webhooks import signing, targets, transport
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
 
@@ -297,6 +298,7 @@ def _record(delivery_id: int, attempt: int, answer: transport.Answer, *, started
     )
     if not latest.update(**fields):
         return "superseded"  # deleted meanwhile, or our lease ran out and another took over
+    metrics.webhook_delivery_recorded(outcome)
     if outcome == "retrying":
         _publish(delivery_id, countdown=wait.total_seconds())
     return outcome
