@@ -36,6 +36,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import empty
+from django.utils.log import log_response
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # A caller's id is kept only if it is this: long enough for a UUID or a trace id,
@@ -57,10 +58,12 @@ _SECRETS: list[tuple[re.Pattern[str], str]] = [
     # API token keys (config/token_auth.py): 24 random characters, a dot, 15 of a MAC.
     (re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{24}\.[A-Za-z0-9_\-]{15}(?![A-Za-z0-9_\-])"),
      REDACTED),  # fmt: skip
-    # DRF's classic 40-hex keys and anything after an auth scheme.
+    (re.compile(
+        r"(authorization['\"]?\s*[:=]\s*['\"]?)(?:(?:Token|Bearer|Basic)\s+)?[^'\"\s,;}]+",
+        re.IGNORECASE,
+    ), rf"\1{REDACTED}"),  # fmt: skip
+    # Anything after an auth scheme (DRF's classic 40-hex keys among them).
     (re.compile(r"\b(Token|Bearer|Basic)(\s+)[^\s'\",;}]+", re.IGNORECASE), rf"\1\2{REDACTED}"),
-    (re.compile(r"(authorization['\"]?\s*[:=]\s*['\"]?)[^'\"\s,;}]+", re.IGNORECASE),
-     rf"\1{REDACTED}"),  # fmt: skip
     # name=value in query strings and form bodies.
     (re.compile(
         r"((?:password\d?|passwd|secret|token|csrfmiddlewaretoken|api_key|apikey|"
@@ -138,6 +141,11 @@ class ContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         context = _context.get()
+        if context.request is None and isinstance(getattr(record, "request", None), HttpRequest):
+            # A line about a request written outside its middleware (Django's handler).
+            context = LogContext(
+                request_id=getattr(record.request, "request_id", None), request=record.request
+            )
         if not hasattr(record, "request_id"):
             record.request_id = context.request_id
         if not hasattr(record, "user_id"):
@@ -229,6 +237,16 @@ class RequestIdMiddleware:
         request.request_id = request_id  # type: ignore[attr-defined]  # read by views/tests
         with bound(LogContext(request_id=request_id, request=request)):
             response = self.get_response(request)
+            if response.status_code >= 400:
+                # Django's "Not Found: /path" line, written here rather than after the last
+                # middleware returns, so it carries the request id (it is written once).
+                log_response(
+                    "%s: %s",
+                    response.reason_phrase,
+                    request.path,
+                    response=response,
+                    request=request,
+                )
             # For gunicorn's access line, written after the response left Django.
             request.environ[ENVIRON_USER_ID] = _user_id(current())
         response[REQUEST_ID_HEADER] = request_id
