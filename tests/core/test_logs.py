@@ -5,7 +5,6 @@ import io
 import json
 import logging
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
@@ -17,41 +16,9 @@ from django.test import Client
 from config.celery import app as celery_app
 from core import logs
 from tests.conftest import client_for
+from tests.core.conftest import KEYS, Captured
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
-KEYS = ["time", "level", "logger", "message", "request_id", "user_id"]
-
-
-class Captured:
-    def __init__(self, stream: io.StringIO) -> None:
-        self.stream = stream
-
-    def lines(self) -> list[str]:
-        return self.stream.getvalue().splitlines()
-
-    def json(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.lines()]
-
-
-@pytest.fixture
-def captured() -> Iterator[Captured]:
-    """Everything logged at DEBUG and above, formatted as JSON lines."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.addFilter(logs.ContextFilter())
-    handler.setFormatter(logs.LogFormatter("json"))
-    # The root, and the loggers settings.LOGGING stops from propagating to it.
-    loggers = [logging.getLogger(name) for name in ("", "django", "django.server")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG)
-    try:
-        yield Captured(stream)
-    finally:
-        for logger, level in zip(loggers, levels, strict=True):
-            logger.removeHandler(handler)
-            logger.setLevel(level)
 
 
 @celery_app.task(name="tests.core.test_logs.log_a_line")
