@@ -37,6 +37,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import empty
 from django.utils.log import log_response
+from gunicorn.glogging import Logger as _GunicornLogger  # type: ignore[import-untyped]
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # A caller's id is kept only if it is this: long enough for a UUID or a trace id,
@@ -56,26 +57,37 @@ _SECRETS: list[tuple[re.Pattern[str], str]] = [
     # Webhook signing secrets (core/webhooks/signing.py).
     (re.compile(r"whsec_[A-Za-z0-9+/=_\-]+"), f"whsec_{REDACTED}"),
     # API token keys (config/token_auth.py): 24 random characters, a dot, 15 of a MAC.
-    (re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{24}\.[A-Za-z0-9_\-]{15}(?![A-Za-z0-9_\-])"),
-     REDACTED),  # fmt: skip
-    (re.compile(
-        r"(authorization['\"]?\s*[:=]\s*['\"]?)(?:(?:Token|Bearer|Basic)\s+)?[^'\"\s,;}]+",
-        re.IGNORECASE,
-    ), rf"\1{REDACTED}"),  # fmt: skip
+    (
+        re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{24}\.[A-Za-z0-9_\-]{15}(?![A-Za-z0-9_\-])"),
+        REDACTED,
+    ),
+    (
+        re.compile(
+            r"(authorization['\"]?\s*[:=]\s*['\"]?)(?:(?:Token|Bearer|Basic)\s+)?[^'\"\s,;}]+",
+            re.IGNORECASE,
+        ),
+        rf"\1{REDACTED}",
+    ),
     # Anything after an auth scheme (DRF's classic 40-hex keys among them).
-    (re.compile(r"\b(Token|Bearer|Basic)(\s+)[^\s'\",;}]+", re.IGNORECASE), rf"\1\2{REDACTED}"),
+    (re.compile(r"\b(Token|Bearer|Basic)(\s+)[^\s'\",;}]+"), rf"\1\2{REDACTED}"),
     # name=value in query strings and form bodies.
-    (re.compile(
-        r"((?:password\d?|passwd|secret|token|csrfmiddlewaretoken|api_key|apikey|"
-        r"access_token|refresh_token|client_secret|code|key|signature|sig)=)[^&\s'\"]+",
-        re.IGNORECASE,
-    ), rf"\1{REDACTED}"),  # fmt: skip
+    (
+        re.compile(
+            r"((?:password\d?|passwd|secret|token|csrfmiddlewaretoken|api_key|apikey|"
+            r"access_token|refresh_token|client_secret|code|key|signature|sig)=)[^&\s'\"]+",
+            re.IGNORECASE,
+        ),
+        rf"\1{REDACTED}",
+    ),
     # "name": "value" in JSON or Python reprs.
-    (re.compile(
-        r"(['\"](?:password\d?|new_password\d?|old_password|passwd|secret|token|key|"
-        r"client_secret|access_token|refresh_token)['\"]\s*:\s*['\"])[^'\"]*",
-        re.IGNORECASE,
-    ), rf"\1{REDACTED}"),  # fmt: skip
+    (
+        re.compile(
+            r"(['\"](?:password\d?|new_password\d?|old_password|passwd|secret|token|key|"
+            r"client_secret|access_token|refresh_token)['\"]\s*:\s*['\"])[^'\"]*",
+            re.IGNORECASE,
+        ),
+        rf"\1{REDACTED}",
+    ),
     # A password in a URL: scheme://user:password@host.
     (re.compile(r"(://[^:/\s@'\"]+:)[^@\s/'\"]+@"), rf"\1{REDACTED}@"),
 ]
@@ -98,13 +110,12 @@ class LogContext:
     task_id: str | None = None
 
 
-_context: contextvars.ContextVar[LogContext] = contextvars.ContextVar(
-    "log_context", default=LogContext()
-)
+_EMPTY = LogContext()
+_context: contextvars.ContextVar[LogContext] = contextvars.ContextVar("log_context")
 
 
 def current() -> LogContext:
-    return _context.get()
+    return _context.get(_EMPTY)
 
 
 @contextmanager
@@ -140,12 +151,11 @@ class ContextFilter(logging.Filter):
     """Add ``request_id``, ``user_id``, ``task`` and ``task_id`` to every record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        context = _context.get()
-        if context.request is None and isinstance(getattr(record, "request", None), HttpRequest):
+        context = _context.get(_EMPTY)
+        asked = getattr(record, "request", None)
+        if context.request is None and isinstance(asked, HttpRequest):
             # A line about a request written outside its middleware (Django's handler).
-            context = LogContext(
-                request_id=getattr(record.request, "request_id", None), request=record.request
-            )
+            context = LogContext(request_id=getattr(asked, "request_id", None), request=asked)
         if not hasattr(record, "request_id"):
             record.request_id = context.request_id
         if not hasattr(record, "user_id"):
@@ -247,8 +257,9 @@ class RequestIdMiddleware:
                     response=response,
                     request=request,
                 )
-            # For gunicorn's access line, written after the response left Django.
-            request.environ[ENVIRON_USER_ID] = _user_id(current())
+            # For gunicorn's access line, written after the response left Django (under
+            # WSGI, META is the environ gunicorn holds).
+            request.META[ENVIRON_USER_ID] = _user_id(current())
         response[REQUEST_ID_HEADER] = request_id
         return response
 
@@ -260,7 +271,7 @@ def task_published(headers: dict[str, Any] | None = None, **kwargs: Any) -> None
     """``before_task_publish``: put the current request id and user id in the message."""
     if headers is None:
         return
-    context = _context.get()
+    context = _context.get(_EMPTY)
     if context.request_id is not None:
         headers.setdefault("request_id", context.request_id)
         headers.setdefault("user_id", _user_id(context))
@@ -273,7 +284,7 @@ _task_tokens: dict[str, contextvars.Token[LogContext]] = {}
 def task_started(task_id: str | None = None, task: Any = None, **kwargs: Any) -> None:
     """``task_prerun``: log the task's lines with the request that queued it (or, run
     eagerly, with the request running it) and the task's name and id."""
-    outer = _context.get()
+    outer = _context.get(_EMPTY)
     request = getattr(task, "request", None)
     request_id = getattr(request, "request_id", None) or outer.request_id
     user_id = getattr(request, "user_id", None)
@@ -308,13 +319,7 @@ def celery_setup_logging(**kwargs: Any) -> None:
     logging.config.dictConfig(settings.LOGGING)
 
 
-try:
-    from gunicorn.glogging import Logger as _GunicornLogger
-except ImportError:  # gunicorn is not installed (Windows): nothing here uses it
-    _GunicornLogger = object  # type: ignore[assignment,misc]
-
-
-class GunicornLogger(_GunicornLogger):  # type: ignore[misc,valid-type]
+class GunicornLogger(_GunicornLogger):
     """gunicorn's logs in the site's format (gunicorn.conf.py sets ``logger_class``): its
     own lines, and one access line per request with its method, redacted path, status,
     duration, request id and user id (the same id the request's own lines carry)."""

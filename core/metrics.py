@@ -136,7 +136,7 @@ class QueueCollector(Collector):
         )
         try:
             client = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
-            family.add_metric([queue], float(client.llen(queue)))  # type: ignore[arg-type]
+            family.add_metric([queue], float(client.llen(queue)))
         except redis.RedisError:
             return
         yield family
@@ -146,7 +146,7 @@ def exposition() -> bytes:
     """Return every metric in Prometheus' text format."""
     if os.getenv("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
     queues = CollectorRegistry()

@@ -15,8 +15,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from config.exceptions import Conflict
-from core.services import audit_event_record as audit
 from core import metrics
+from core.services import audit_event_record as audit
 from core.webhooks import signing, targets, transport
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
 

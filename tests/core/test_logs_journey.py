@@ -1,10 +1,10 @@
 """A whole journey logged at DEBUG: no secret it used appears in any line.
 
 Sign in (once wrongly), get API tokens, open a calendar feed (and a wrong one), subscribe
-a webhook, and submit a scorecard through the API, whose webhook is delivered. Queries run with a debug cursor,
-as under DEBUG=True, whose SQL (API keys and webhook secrets among its parameters) the
-settings keep below the level logged. Every line must be one JSON object with
-the required keys, and none may hold a password, a token, a feed address or a secret.
+a webhook, and submit a scorecard through the API, whose webhook is delivered. Queries run
+with a debug cursor, as under DEBUG=True, whose SQL (API keys and webhook secrets among
+its parameters) the settings keep below the level logged. Every line must be one JSON
+object with the required keys, and none may hold a password, a token, a feed address or a secret.
 """
 
 import json
@@ -46,7 +46,8 @@ def test_a_full_journey_logs_no_secret(
     for user, password in ((interviewer, PASSWORD), (lead, LEAD_PASSWORD)):
         user.set_password(password)
         user.save()
-    interview = build_loop(seats=[Seat(interviewers=[interviewer])], recruiter=recruiter).interviews[0]
+    built = build_loop(seats=[Seat(interviewers=[interviewer])], recruiter=recruiter)
+    interview = built.interviews[0]
     delivered = REGISTRY.get_sample_value("webhook_deliveries_total", {"outcome": "succeeded"})
     connection.force_debug_cursor = True
     try:

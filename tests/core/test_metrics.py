@@ -52,9 +52,7 @@ def test_it_refuses_a_scrape_without_the_token(
     assert response.content == b"A bearer token is required.\n"
 
 
-def test_it_counts_and_times_requests_by_route_not_path(
-    scrape: Client, recruiter: User
-) -> None:
+def test_it_counts_and_times_requests_by_route_not_path(scrape: Client, recruiter: User) -> None:
     route = "/api/v1/interviews/<int:pk>/"
     before = sample("http_requests_total", route=route, method="GET", status="404")
     api = client_for(recruiter)
