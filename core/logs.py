@@ -309,14 +309,19 @@ def task_finished(task_id: str | None = None, **kwargs: Any) -> None:
             _context.set(LogContext())
 
 
-def celery_setup_logging(**kwargs: Any) -> None:
+def celery_setup_logging(loglevel: int | str | None = None, **kwargs: Any) -> None:
     """``setup_logging``: the worker and beat log through the site's LOGGING, not Celery's
-    own format (LOG_LEVEL applies; ``--loglevel`` does not)."""
+    own format, at ``--loglevel`` or LOG_LEVEL, whichever says more."""
     import logging.config
 
     from django.conf import settings
 
     logging.config.dictConfig(settings.LOGGING)
+    root = logging.getLogger()
+    if isinstance(loglevel, str):
+        loglevel = logging.getLevelName(loglevel.upper())
+    if isinstance(loglevel, int) and loglevel < root.level:
+        root.setLevel(loglevel)
 
 
 class GunicornLogger(_GunicornLogger):

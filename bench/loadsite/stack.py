@@ -322,9 +322,18 @@ class Stack:
         args = [
             PYTHON, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
             "--concurrency", str(concurrency), "--without-gossip", "--without-mingle",
-            "--loglevel", "INFO", "-n", f"bench-{os.getpid()}@localhost",
+            "--loglevel", "INFO", "--quiet", "-n", f"bench-{os.getpid()}@localhost",
         ]  # fmt: skip
         proc = Proc("worker", args, {**self.env, **extra}, self.base / "worker.log").start()
+        self.procs.append(proc)
+        return proc
+
+    def beat(self, **extra: str) -> Proc:
+        args = [
+            PYTHON, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO", "--quiet",
+            "--schedule", str(self.base / "beat-schedule"),
+        ]  # fmt: skip
+        proc = Proc("beat", args, {**self.env, **extra}, self.base / "beat.log").start()
         self.procs.append(proc)
         return proc
 

@@ -65,7 +65,7 @@ def test_it_counts_and_times_requests_by_route_not_path(scrape: Client, recruite
     assert response["Content-Type"].startswith("text/plain; version=")
     text = response.content.decode()
     assert sample("http_requests_total", route=route, method="GET", status="404") == before + 2
-    assert "999991" not in text
+    assert "interviews/999991" not in text
     assert (
         'http_request_duration_seconds_count{method="GET",route="/api/v1/interviews/<int:pk>/"}'
     ) in text
