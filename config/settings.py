@@ -401,6 +401,7 @@ CALIBRATION_COLLAPSE_SECONDS = envint("CALIBRATION_COLLAPSE_SECONDS", 10)
 # redacted. LOG_LEVEL (default INFO) is the root level, for the web, the worker and beat.
 LOG_LEVEL = os.getenv("LOG_LEVEL", "INFO").strip().upper()
 LOG_FORMAT = log_format(debug=DEBUG)
+LOGGING_CONFIG = "core.logs.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

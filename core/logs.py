@@ -309,14 +309,21 @@ def task_finished(task_id: str | None = None, **kwargs: Any) -> None:
             _context.set(LogContext())
 
 
+def configure(config: dict[str, Any]) -> None:
+    """Apply the LOGGING dict (Django's LOGGING_CONFIG), and send Python's warnings through
+    it too (``py.warnings``): else they print as bare lines among the JSON ones."""
+    import logging.config
+
+    logging.config.dictConfig(config)
+    logging.captureWarnings(True)
+
+
 def celery_setup_logging(loglevel: int | str | None = None, **kwargs: Any) -> None:
     """``setup_logging``: the worker and beat log through the site's LOGGING, not Celery's
     own format, at ``--loglevel`` or LOG_LEVEL, whichever says more."""
-    import logging.config
-
     from django.conf import settings
 
-    logging.config.dictConfig(settings.LOGGING)
+    configure(settings.LOGGING)
     root = logging.getLogger()
     if isinstance(loglevel, str):
         loglevel = logging.getLevelName(loglevel.upper())
