@@ -9,8 +9,9 @@ With PROMETHEUS_MULTIPROC_DIR set, /metrics adds up every worker's counters
 import os
 
 logger_class = "core.logs.GunicornLogger"
-accesslog = "-"
-loglevel = os.getenv("LOG_LEVEL", "INFO").lower()
+loglevel = os.getenv("LOG_LEVEL", "INFO").strip().lower()
+# One access line per request at INFO (and DEBUG); LOG_LEVEL=WARNING leaves them out.
+accesslog = "-" if loglevel in ("debug", "info") else None
 
 
 def child_exit(server: object, worker: object) -> None:
