@@ -20,13 +20,19 @@ every same-site link it finds (a few pages of each URL shape). It fails on:
 * any asset a page references (scripts, styles, icons, images, fonts) that does
   not answer 200, whether the browser loaded it or not;
 * any content security policy violation the browser reports, and any script error;
-* /healthz/ or /readyz/ not answering 200 with everything up.
+* /healthz/ or /readyz/ not answering 200 with everything up;
+* /metrics answering without METRICS_TOKEN, or not in Prometheus' format with it;
+* any line gunicorn, the worker or beat logged that is not a JSON object with the
+  required keys (bench/logscan.py), and any secret of the run in any line: passwords,
+  API keys, a calendar feed's address, SECRET_KEY, METRICS_TOKEN. It asks for a feed
+  and an API page with a key in the query string, so the access log meets them.
 
 It prints what it crawled and every problem, and exits non-zero on any problem.
 """
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -38,8 +44,11 @@ from urllib.parse import urljoin, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.loadsite.stack import PROXY_HEADERS, Stack
+from bench.logscan import scan_logs
 
 PASSWORD = "prod-check-" + "pw"
+METRICS_TOKEN = "prod-check-metrics-" + os.urandom(8).hex()
+REQUEST_ID = "prodcheck-0000-request"
 ADMIN = "prod-admin"
 PERSONAS = [
     None, "demo-recruiter", "demo-lead", "demo-hiring-manager", "demo-interviewer-1",
@@ -90,8 +99,64 @@ def environment(stack: Stack) -> dict[str, str]:
         "CACHE_URL": stack.redis.url(2),
         "STATIC_ROOT": str(stack.base / "staticfiles"),
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
-        "LOG_LEVEL": "WARNING",
+        # Structured logs, every request's access line among them (bench/logscan.py).
+        "LOG_LEVEL": "INFO",
+        "LOG_FORMAT": "json",
+        "METRICS_TOKEN": METRICS_TOKEN,
+        "PROMETHEUS_MULTIPROC_DIR": str(stack.base / "prometheus"),
     }
+
+
+def fetch(stack: Stack, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(f"{stack.base_url}{path}", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def secrets_used(stack: Stack) -> list[str]:
+    """Make a calendar feed and an API key for a demo persona, ask for both through
+    gunicorn (the feed, a wrong feed, an API page with the key in its query string) and
+    return every secret of the run."""
+    made = json.loads(
+        stack.python(
+            "import json\n"
+            "from django.contrib.auth.models import User\n"
+            "from config.token_auth import token_issue\n"
+            "from core.accounts.services import calendar_feed_reset\n"
+            "user = User.objects.get(username='demo-interviewer-1')\n"
+            "print(json.dumps({'feed': calendar_feed_reset(user=user),"
+            " 'key': token_issue(user=user).key}))"
+        )
+        .strip()
+        .splitlines()[-1]
+    )
+    feed, key = made["feed"], made["key"]
+    wrong_feed = "NotTheFeed" + feed[10:]
+    for path, headers in (
+        (f"/calendar/{feed}.ics", {}),
+        (f"/calendar/{wrong_feed}.ics", {}),
+        (f"/api/v1/interviews/?token={key}", {"Authorization": f"Token {key}"}),
+    ):
+        fetch(stack, path, {**PROXY_HEADERS, **headers})
+    return [PASSWORD, stack.env["SECRET_KEY"], METRICS_TOKEN, feed, wrong_feed, key]
+
+
+def check_metrics_and_request_ids(stack: Stack) -> list[str]:
+    problems = []
+    status, _, _ = fetch(stack, "/metrics", {})
+    if status != 401:
+        problems.append(f"/metrics without the token answered {status}, not 401")
+    auth = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+    status, headers, body = fetch(stack, "/metrics", auth)
+    if status != 200 or b"http_requests_total{" not in body:
+        problems.append(f"/metrics with the token answered {status}: {body[:300]!r}")
+    status, headers, _ = fetch(stack, "/healthz/", {"X-Request-ID": REQUEST_ID})
+    if headers.get("X-Request-ID") != REQUEST_ID:
+        problems.append(f"X-Request-ID was not echoed: {headers.get('X-Request-ID')!r}")
+    return problems
 
 
 def probe(stack: Stack, path: str) -> tuple[int, dict]:
@@ -192,6 +257,7 @@ def main() -> int:
     with Stack("production") as stack:
         stack.up(database="ik_production")
         stack.env.update(environment(stack))
+        Path(stack.env["PROMETHEUS_MULTIPROC_DIR"]).mkdir()
         for command in (
             ["migrate", "--no-input"],
             ["collectstatic", "--no-input"],
@@ -207,8 +273,11 @@ def main() -> int:
         if not manifest.exists():
             problems.append("collectstatic wrote no manifest (staticfiles.json)")
         worker = stack.worker()
+        stack.beat()
         stack.gunicorn(workers=args.workers)
         stack.wait_worker_ready(worker)
+        secrets = secrets_used(stack)
+        problems.extend(check_metrics_and_request_ids(stack))
         for path in ("/healthz/", "/readyz/"):
             status, body = probe(stack, path)
             print(f"{path}: {status} {json.dumps(body)}")
@@ -231,6 +300,12 @@ def main() -> int:
         web_log = "\n".join(p.output() for p in stack.procs if p.name == "gunicorn")
         if "Traceback" in web_log:
             problems.append(f"gunicorn logged a traceback:\n{web_log[-3000:]}")
+        # Before the stack stops: Celery prints its shutdown notice outside logging.
+        logs = {p.name: p.output() for p in stack.procs if p.name in ("gunicorn", "worker", "beat")}
+        if REQUEST_ID not in logs["gunicorn"]:
+            problems.append("gunicorn's access log does not name the request id it was sent")
+        problems.extend(scan_logs(logs, secrets))
+        print(f"logs: {sum(len(t.splitlines()) for t in logs.values())} lines scanned", flush=True)
     print(f"\n{len(problems)} problems in {time.monotonic() - started:.0f} s")
     for line in problems:
         print(f"  {line}")

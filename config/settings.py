@@ -12,6 +12,8 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
+from core.logs import log_format
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -83,6 +85,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The request id (X-Request-ID) for every line the request logs, and its metrics.
+    "core.logs.RequestIdMiddleware",
+    "core.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -202,7 +207,7 @@ CSRF_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", str(not DEBUG))
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # Orchestrators probe over plain HTTP inside the cluster (config/health.py).
-SECURE_REDIRECT_EXEMPT = [r"^healthz/$", r"^readyz/$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$", r"^readyz/$", r"^metrics$"]
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
@@ -420,19 +425,44 @@ SCORECARD_REMINDER_EVERY_HOURS = envint("SCORECARD_REMINDER_EVERY_HOURS", 24)
 # Submissions within this many seconds share one calibration run.
 CALIBRATION_COLLAPSE_SECONDS = envint("CALIBRATION_COLLAPSE_SECONDS", 10)
 
+# Logs (core/logs.py; README "Logs and metrics"): one line per event, JSON by default with
+# DEBUG off (LOG_FORMAT=json|logfmt|text), each with its request id and user id, secrets
+# redacted. LOG_LEVEL (default INFO) is the root level, for the web, the worker and beat.
+LOG_LEVEL = os.getenv("LOG_LEVEL", "INFO").strip().upper()
+LOG_FORMAT = log_format(debug=DEBUG)
+LOGGING_CONFIG = "core.logs.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
+    "filters": {"context": {"()": "core.logs.ContextFilter"}},
+    "formatters": {"site": {"()": "core.logs.LogFormatter", "fmt": LOG_FORMAT}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["context"],
+            "formatter": "site",
+        }
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "axes": {"level": "WARNING"},
         # Eager mode (tests, manage.py): a line per task run in the process says nothing new.
         "celery.app.trace": {"level": "WARNING" if CELERY_TASK_ALWAYS_EAGER else "INFO"},
         # runserver's "Watching for file changes", printed twice (root and django handlers).
         "django.utils.autoreload": {"level": "WARNING"},
+        # SQL with its parameters (DEBUG on) would log API keys and webhook secrets as
+        # they are written: never below INFO, whatever LOG_LEVEL says.
+        "django.db.backends": {"level": "INFO"},
+        # Django's own handlers for these would print a second, unformatted line.
+        "django": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
+
+# /metrics in Prometheus' text format (core/metrics.py), for a scraper holding this bearer
+# token; without it the address answers 404. PROMETHEUS_MULTIPROC_DIR (an empty directory
+# shared by gunicorn's workers and Celery's on one host) adds every process's counters up.
+METRICS_TOKEN = envsecret("METRICS_TOKEN")
 
 
 # Single sign-on with OpenID Connect (core/oidc.py; README "Single sign-on"). Off unless

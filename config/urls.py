@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from config import health, tokens
 from config.exceptions import api_not_found
+from core.metrics import metrics
 from interviews import views as interview_views
 
 api_v1: list[URLPattern | URLResolver] = [
@@ -27,6 +28,8 @@ handler403 = "config.exceptions.forbidden"
 urlpatterns = [
     path("healthz/", health.liveness, name="healthz"),
     path("readyz/", health.readiness, name="readyz"),
+    # Prometheus' scrape, for a holder of METRICS_TOKEN only (core/metrics.py).
+    path("metrics", metrics, name="metrics"),
     path("", interview_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

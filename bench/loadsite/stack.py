@@ -320,11 +320,20 @@ class Stack:
 
     def worker(self, concurrency: int = 1, **extra: str) -> Proc:
         args = [
-            PYTHON, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
+            PYTHON, "-m", "celery", "-A", "config", "--quiet", "worker", "--pool", "prefork",
             "--concurrency", str(concurrency), "--without-gossip", "--without-mingle",
             "--loglevel", "INFO", "-n", f"bench-{os.getpid()}@localhost",
         ]  # fmt: skip
         proc = Proc("worker", args, {**self.env, **extra}, self.base / "worker.log").start()
+        self.procs.append(proc)
+        return proc
+
+    def beat(self, **extra: str) -> Proc:
+        args = [
+            PYTHON, "-m", "celery", "-A", "config", "--quiet", "beat", "--loglevel", "INFO",
+            "--schedule", str(self.base / "beat-schedule"),
+        ]  # fmt: skip
+        proc = Proc("beat", args, {**self.env, **extra}, self.base / "beat.log").start()
         self.procs.append(proc)
         return proc
 

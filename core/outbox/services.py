@@ -19,6 +19,7 @@ from django.utils import timezone
 from core.accounts import services as accounts
 from core.accounts.models import Notice, Profile
 from core.accounts.zones import zone_of
+from core.metrics import email_recorded
 from core.outbox.models import OutgoingEmail
 
 
@@ -79,7 +80,9 @@ def email_send(*, email_id: int) -> bool:
     except Exception:
         # Not sent: release the claim so the retry (or the sweep) sends it.
         OutgoingEmail.objects.filter(pk=email_id).update(sent_at=None)
+        email_recorded("failed")
         raise
+    email_recorded("sent")
     OutgoingEmail.objects.filter(pk=email_id).update(subject="", text="", html="", ics="")
     return True
 

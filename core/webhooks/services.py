@@ -15,6 +15,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from config.exceptions import ApplicationError, Conflict
+from core import metrics
 from core.services import audit_event_record as audit
 from core.webhooks import readers, signing, targets, transport
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
@@ -288,6 +289,7 @@ def webhook_delivery_attempt(*, delivery_id: int, now: datetime | None = None) -
             next_attempt_at=None,
             last_error="Withheld: the subscription's owner may not read this event.",
         )
+        metrics.webhook_delivery_recorded("withheld")
         return "withheld"
     if not mine.update(attempts=F("attempts") + 1, locked_until=now + LEASE, last_attempt_at=now):
         return "taken"
@@ -331,6 +333,7 @@ def _record(delivery_id: int, attempt: int, answer: transport.Answer, *, started
     )
     if not latest.update(**fields):
         return "superseded"  # deleted meanwhile, or our lease ran out and another took over
+    metrics.webhook_delivery_recorded(outcome)
     if outcome == "retrying":
         _publish(delivery_id, countdown=wait.total_seconds())
     return outcome
