@@ -375,10 +375,12 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# The API's rate-limit counts. With its Redis unreachable, calls fall back to each
+# process's memory and the outage is logged, never raised (core/cache.py).
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache.FallbackRedisCache",
             "LOCATION": os.getenv("CACHE_URL"),
         }
         if os.getenv("CACHE_URL")
