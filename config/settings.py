@@ -425,6 +425,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": 1,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Where beat keeps when each entry last ran (a shelve file; losing it only means the
+# schedule starts afresh). Not the working directory: var/, kept in the repository
+# empty, or a writable path of the deployment's choosing.
+CELERY_BEAT_SCHEDULE_FILENAME = os.getenv(
+    "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule")
+)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "calibrate-nightly": {
         "task": "scoring.tasks.calibrate_all_task",
