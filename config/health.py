@@ -100,7 +100,7 @@ def check_database(alias: str = DEFAULT_DB_ALIAS) -> None:
         with connection.cursor() as cursor:  # SQLite: a local file, nothing to wait for
             cursor.execute("SELECT 1")
     except DatabaseError as exc:
-        raise ServiceUnavailable("database unreachable") from exc
+        raise ServiceUnavailable(f"database unreachable ({type(exc).__name__})") from exc
     finally:
         connection.close()
 

@@ -5,6 +5,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import psycopg
 import pytest
 from django.db import connections
 from django.db.utils import OperationalError
@@ -40,14 +41,19 @@ def test_readiness_answers_503_while_the_database_is_unreachable(client, monkeyp
     def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise OperationalError("connection refused")
 
+    def refuse_probe(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise psycopg.OperationalError("connection refused")
+
     monkeypatch.setattr(health, "_migrated", False)
+    # SQLite is asked through Django's connection, PostgreSQL on the probe's own.
     monkeypatch.setattr(type(connections["default"]), "cursor", refuse)
+    monkeypatch.setattr(psycopg, "connect", refuse_probe)
     response = client.get("/readyz/")
     assert response.status_code == 503
     assert response.json() == {
         "status": "fail",
         "checks": {
-            "database": "Unavailable: database unreachable",
+            "database": "Unavailable: database unreachable (OperationalError)",
             "migrations": "Unavailable: database unreachable",
             "cache": "ok",
         },
