@@ -20,6 +20,7 @@ import pytest
 import redis
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.db import connection
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
 from core import cache as fallback
@@ -127,6 +128,7 @@ def call(url: str, body: bytes | None = None, token: str = "") -> tuple[int, Any
 
 
 @pytest.mark.redis
+@pytest.mark.postgres
 def test_the_api_answers_through_a_cache_outage_and_uses_the_cache_again_after_it(  # type: ignore[no-untyped-def]
     live_server, settings, monkeypatch, caplog, private_redis, fresh_outage_state
 ):
@@ -135,6 +137,9 @@ def test_the_api_answers_through_a_cache_outage_and_uses_the_cache_again_after_i
     1. Calls with Redis up; 2. Redis killed, calls go on; 3. Redis started again on the
        same port, empty: the calls' rate-limit counts appear in it again.
     """
+    # The live server's threads share SQLite's one in-memory connection: concurrent
+    # calls would fail on that, not on the cache.
+    need("PostgreSQL (concurrent requests)", connection.vendor == "postgresql")
     use_cache_at(settings, private_redis.port)
     rates = {"anon": "100000/minute", "user": "100000/minute"}
     monkeypatch.setattr(AnonRateThrottle, "THROTTLE_RATES", rates)
