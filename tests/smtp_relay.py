@@ -24,6 +24,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from icalendar import Calendar
 
 USER, PASSWORD = "kit-relay", "s3cret relay password"
 
@@ -144,3 +145,25 @@ def smtp_relay(directory: Path, *, implicit_tls: bool = False) -> Iterator[Relay
         yield relay
     finally:
         controller.stop()
+
+
+def assert_imip_request(message: EmailMessage, *, start: datetime.datetime) -> None:
+    """Check the structure Outlook and Gmail recognise as an invitation."""
+    assert message.get_content_type() == "multipart/mixed"
+    alternative, attachment = message.iter_parts()
+    assert alternative.get_content_type() == "multipart/alternative"
+    text, html, inline = alternative.iter_parts()
+    assert text.get_content_type() == "text/plain"
+    assert html.get_content_type() == "text/html"
+    assert inline.get_content_type() == "text/calendar"
+    assert inline.get_param("method") == "REQUEST"
+    assert inline.get_content_charset() == "utf-8"
+    assert inline.get_content_disposition() is None  # shown as the message, not a file
+    assert attachment.get_content_type() == "application/ics"
+    assert attachment.get_content_disposition() == "attachment"
+    assert attachment.get_filename() == "invite.ics"
+    inline_calendar = Calendar.from_ical(inline.get_content())
+    attached = Calendar.from_ical(attachment.get_content())
+    assert inline_calendar["METHOD"] == attached["METHOD"] == "REQUEST"
+    (event,) = attached.walk("VEVENT")
+    assert event.decoded("DTSTART") == start

@@ -17,8 +17,7 @@ from interviews import services
 from tests.conftest import make_user
 from tests.integration.conftest import wait_for
 from tests.interviews.helpers import make_world
-from tests.interviews.test_invite_delivery import assert_imip_request
-from tests.smtp_relay import PASSWORD, USER, Relay, smtp_relay
+from tests.smtp_relay import PASSWORD, USER, Relay, assert_imip_request, smtp_relay
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

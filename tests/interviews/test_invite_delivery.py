@@ -7,16 +7,14 @@ with Django's SMTP backend configured from the EMAIL_* settings.
 """
 
 from datetime import timedelta
-from email.message import EmailMessage
 
 import pytest
 from django.utils import timezone
-from icalendar import Calendar
 
 from core.outbox.models import OutgoingEmail
 from interviews import services
 from interviews.models import Interview
-from tests.smtp_relay import PASSWORD, USER, Relay, smtp_relay
+from tests.smtp_relay import PASSWORD, USER, Relay, assert_imip_request, smtp_relay
 
 START = (timezone.now() + timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
 
@@ -43,28 +41,6 @@ def use_relay(settings, monkeypatch, relay: Relay, *, implicit_tls: bool) -> Non
     settings.EMAIL_TIMEOUT = 5
 
 
-def assert_imip_request(message: EmailMessage, *, start=START) -> None:  # type: ignore[no-untyped-def]
-    """Check the structure Outlook and Gmail recognise as an invitation."""
-    assert message.get_content_type() == "multipart/mixed"
-    alternative, attachment = message.iter_parts()
-    assert alternative.get_content_type() == "multipart/alternative"
-    text, html, inline = alternative.iter_parts()
-    assert text.get_content_type() == "text/plain"
-    assert html.get_content_type() == "text/html"
-    assert inline.get_content_type() == "text/calendar"
-    assert inline.get_param("method") == "REQUEST"
-    assert inline.get_content_charset() == "utf-8"
-    assert inline.get_content_disposition() is None  # shown as the message, not a file
-    assert attachment.get_content_type() == "application/ics"
-    assert attachment.get_content_disposition() == "attachment"
-    assert attachment.get_filename() == "invite.ics"
-    inline_calendar = Calendar.from_ical(inline.get_content())
-    attached = Calendar.from_ical(attachment.get_content())
-    assert inline_calendar["METHOD"] == attached["METHOD"] == "REQUEST"
-    (event,) = attached.walk("VEVENT")
-    assert event.decoded("DTSTART") == start
-
-
 @pytest.mark.parametrize("implicit_tls", [False, True], ids=["starttls", "implicit-tls"])
 def test_it_delivers_an_invite_to_a_relay_that_needs_a_login_over_tls(  # type: ignore[no-untyped-def]
     implicit_tls,
@@ -83,7 +59,7 @@ def test_it_delivers_an_invite_to_a_relay_that_needs_a_login_over_tls(  # type: 
     assert received.tls is True
     assert received.recipients == [interviewer.email]
     assert received.sender == settings.DEFAULT_FROM_EMAIL
-    assert_imip_request(received.message)
+    assert_imip_request(received.message, start=START)
     # Sent once, and the outbox keeps no text of it.
     (queued,) = OutgoingEmail.objects.all()
     assert queued.sent_at is not None and queued.text == queued.ics == ""
