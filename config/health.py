@@ -50,6 +50,23 @@ _migrated = False
 _pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="probe")
 
 Results = dict[str, str]
+LIBPQ_PARAMETERS = frozenset(
+    [
+        "dbname",
+        "user",
+        "password",
+        "host",
+        "port",
+        "sslmode",
+        "sslrootcert",
+        "sslcert",
+        "sslkey",
+        "passfile",
+        "service",
+        "application_name",
+        "target_session_attrs",
+    ]
+)
 
 
 def probe_connection_params(alias: str = DEFAULT_DB_ALIAS) -> dict[str, Any]:
@@ -60,25 +77,7 @@ def probe_connection_params(alias: str = DEFAULT_DB_ALIAS) -> dict[str, Any]:
     )
     # Django's own options (a cursor factory, a server-side binding flag) are not libpq's.
     return {
-        **{
-            k: v
-            for k, v in params.items()
-            if k
-            in (
-                "dbname",
-                "user",
-                "password",
-                "host",
-                "port",
-                "sslmode",
-                "sslrootcert",
-                "sslcert",
-                "sslkey",
-                "application_name",
-                "service",
-                "passfile",
-            )
-        },
+        **{k: v for k, v in params.items() if k in LIBPQ_PARAMETERS},
         "connect_timeout": DATABASE_CONNECT_TIMEOUT,
         "options": options,
     }
