@@ -196,7 +196,69 @@ STORAGES = {
     },
 }
 
-EMAIL_BACKEND = os.getenv("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+
+def email_settings() -> dict[str, object]:
+    """Return the settings for sending mail, read from the environment.
+
+    Either EMAIL_URL, `smtp://user:password@host:port` (STARTTLS with
+    `smtp+starttls://`, implicit TLS with `smtps://`; user and password percent-encoded),
+    or EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD (or
+    EMAIL_HOST_PASSWORD_FILE), EMAIL_USE_TLS (STARTTLS) or EMAIL_USE_SSL (implicit TLS).
+    A relay named either way selects the SMTP backend unless EMAIL_BACKEND says otherwise;
+    with neither, mail is printed to the console (development).
+    """
+    from urllib.parse import unquote, urlsplit
+
+    url = os.getenv("EMAIL_URL", "").strip()
+    host = os.getenv("EMAIL_HOST", "").strip()
+    use_tls = envbool("EMAIL_USE_TLS", "False")
+    use_ssl = envbool("EMAIL_USE_SSL", "False")
+    port = envint("EMAIL_PORT", 0)
+    user = os.getenv("EMAIL_HOST_USER", "")
+    password = envsecret("EMAIL_HOST_PASSWORD")
+    if url:
+        if host:
+            raise ImproperlyConfigured("Set EMAIL_URL or EMAIL_HOST, not both")
+        parts = urlsplit(url)
+        schemes = {"smtp": (False, False), "smtp+starttls": (True, False), "smtps": (False, True)}
+        if parts.scheme not in schemes or not parts.hostname:
+            raise ImproperlyConfigured(
+                "EMAIL_URL must look like smtp://user:password@host:port (or smtp+starttls://, "
+                "smtps://)"
+            )
+        use_tls, use_ssl = use_tls or schemes[parts.scheme][0], use_ssl or schemes[parts.scheme][1]
+        host = parts.hostname
+        try:
+            port = parts.port or port
+        except ValueError:
+            raise ImproperlyConfigured("EMAIL_URL has a port that is not a number") from None
+        user = unquote(parts.username or "") or user
+        password = unquote(parts.password or "") or password
+    if use_tls and use_ssl:
+        # Django's SMTP backend refuses this only when it first sends, in a worker.
+        raise ImproperlyConfigured(
+            "EMAIL_USE_TLS (STARTTLS, usually port 587) and EMAIL_USE_SSL (implicit TLS, "
+            "usually port 465) cannot both be on: choose the one your relay speaks"
+        )
+    timeout = envint("EMAIL_TIMEOUT", 10)
+    if timeout < 1:
+        raise ImproperlyConfigured(f"EMAIL_TIMEOUT={timeout} must be 1 or more (seconds)")
+    smtp = "django.core.mail.backends.smtp.EmailBackend"
+    console = "django.core.mail.backends.console.EmailBackend"
+    return {
+        "EMAIL_BACKEND": os.getenv("EMAIL_BACKEND", "").strip() or (smtp if host else console),
+        "EMAIL_HOST": host or "localhost",
+        "EMAIL_PORT": port or (465 if use_ssl else 587 if use_tls else 25),
+        "EMAIL_HOST_USER": user,
+        "EMAIL_HOST_PASSWORD": password,
+        "EMAIL_USE_TLS": use_tls,
+        "EMAIL_USE_SSL": use_ssl,
+        # A relay that stops answering must not hold a worker forever (Django waits).
+        "EMAIL_TIMEOUT": timeout,
+    }
+
+
+globals().update(email_settings())
 DEFAULT_FROM_EMAIL = os.getenv("DEFAULT_FROM_EMAIL", "interview-kit@localhost")
 
 # Security: production (DEBUG off) gets HTTPS-only cookies, HSTS and redirects.
@@ -331,10 +393,12 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# The API's rate-limit counts. With its Redis unreachable, calls fall back to each
+# process's memory and the outage is logged, never raised (core/cache.py).
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache.FallbackRedisCache",
             "LOCATION": os.getenv("CACHE_URL"),
         }
         if os.getenv("CACHE_URL")
@@ -395,6 +459,12 @@ if EMBEDDED_BROKER:
     # The console's emails print as they are, not each as a WARNING log line.
     CELERY_WORKER_REDIRECT_STDOUTS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Where beat keeps when each entry last ran (a shelve file; losing it only means the
+# schedule starts afresh). Not the working directory: var/, kept in the repository
+# empty, or a writable path of the deployment's choosing.
+CELERY_BEAT_SCHEDULE_FILENAME = os.getenv(
+    "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule")
+)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "calibrate-nightly": {
         "task": "scoring.tasks.calibrate_all_task",

@@ -7,6 +7,7 @@ leaves the email queued for the sweep.
 
 from collections.abc import Mapping
 from datetime import timedelta
+from email.mime.base import MIMEBase
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +22,40 @@ from core.accounts.models import Notice, Profile
 from core.accounts.zones import zone_of
 from core.metrics import email_recorded
 from core.outbox.models import OutgoingEmail
+
+
+class _Message(EmailMultiAlternatives):
+    """An email whose parts may carry MIME parameters: `text/calendar; method=REQUEST`."""
+
+    def _create_mime_attachment(self, content: Any, mimetype: str) -> MIMEBase:
+        mimetype, *params = (part.strip() for part in mimetype.split(";"))
+        # Django builds the part; it has no stub for this hook.
+        part: MIMEBase = super()._create_mime_attachment(content, mimetype)  # type: ignore[misc]
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.lower() != "charset":  # text parts carry the message's own charset
+                part.set_param(name, value)
+        return part
+
+
+def email_message(email: OutgoingEmail) -> EmailMultiAlternatives:
+    """Return queued `email` as a message to send.
+
+    An invite is an iMIP message (RFC 6047), as Outlook and Gmail expect one: in
+    multipart/alternative beside the text and HTML bodies, the calendar itself
+    (`text/calendar; method=REQUEST`, which makes the client show Accept/Decline and
+    update its entry), and the same calendar as an `invite.ics` attachment
+    (`application/ics`, so no client takes it for a second invite) for those that
+    only offer to open files.
+    """
+    message = _Message(subject=email.subject, body=email.text, to=[email.user.email])
+    message.attach_alternative(email.html, "text/html")
+    if email.ics:
+        message.attach_alternative(
+            email.ics, f"text/calendar; method={email.ics_method}; charset=utf-8"
+        )
+        message.attach("invite.ics", email.ics.encode(), "application/ics")
+    return message
 
 
 def email_queue(
@@ -69,14 +104,7 @@ def email_send(*, email_id: int) -> bool:
         return False
     email = OutgoingEmail.objects.select_related("user").get(pk=email_id)
     try:
-        message = EmailMultiAlternatives(
-            subject=email.subject, body=email.text, to=[email.user.email]
-        )
-        message.attach_alternative(email.html, "text/html")
-        if email.ics:
-            mime = f"text/calendar; method={email.ics_method}; charset=utf-8"
-            message.attach("invite.ics", email.ics, mime)
-        message.send()
+        email_message(email).send()
     except Exception:
         # Not sent: release the claim so the retry (or the sweep) sends it.
         OutgoingEmail.objects.filter(pk=email_id).update(sent_at=None)

@@ -40,10 +40,13 @@ def invites_to(user) -> list[tuple[Calendar, object]]:  # type: ignore[no-untype
         if message.to != [user.email]:
             continue
         for name, content, mime in message.attachments:
-            assert name == "invite.ics" and mime.startswith("text/calendar; method=")
+            assert name == "invite.ics" and mime == "application/ics"
             calendar = Calendar.from_ical(content)
             (event,) = calendar.walk("VEVENT")
-            assert mime.startswith(f"text/calendar; method={calendar['METHOD']}")
+            # The same calendar is the message's iMIP part, with its METHOD.
+            inline = dict((m, c) for c, m in message.alternatives)
+            method = f"text/calendar; method={calendar['METHOD']}; charset=utf-8"
+            assert inline[method] == content.decode()
             found.append((calendar, event))
     return found
 

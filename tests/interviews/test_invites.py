@@ -29,8 +29,12 @@ END = START + timedelta(minutes=45)
 
 def invite(message) -> tuple[Calendar, object]:  # type: ignore[no-untyped-def]
     ((name, content, mime),) = message.attachments
-    assert name == "invite.ics" and mime.startswith("text/calendar; method=")
+    assert name == "invite.ics" and mime == "application/ics"
+    # The same calendar is the message's third alternative, with its METHOD (iMIP).
+    (_html, (inline, inline_mime)) = message.alternatives
+    assert inline == content.decode()
     calendar = Calendar.from_ical(content)
+    assert inline_mime == f"text/calendar; method={calendar['METHOD']}; charset=utf-8"
     (event,) = calendar.walk("VEVENT")
     return calendar, event
 
