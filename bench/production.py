@@ -4,8 +4,8 @@ Run from the repository root:  python bench/production.py   (``make prodcheck``)
 
 It starts a private stack (bench/loadsite/stack.py: a throwaway PostgreSQL cluster,
 a private Redis, gunicorn and a Celery worker) configured only by the environment
-variables the README's "Production shape" section sets, with the real settings
-module (``config.settings``, DEBUG off), then runs the README's commands:
+variables docs/deployment.md's "Production shape" sets, with the real settings
+module (``config.settings``, DEBUG off), then runs its commands:
 
     python manage.py migrate
     python manage.py collectstatic --no-input     (whitenoise's compressed manifest)
@@ -89,7 +89,7 @@ def shape(path: str) -> str:
 
 
 def environment(stack: Stack) -> dict[str, str]:
-    """The README's production variables, on the private stack's addresses."""
+    """docs/deployment.md's production variables, on the private stack's addresses."""
     assert stack.redis is not None
     return {
         "DEBUG": "False",

@@ -1,6 +1,6 @@
 """Run a test command several times in a row while a bounded CPU hog keeps the machine busy.
 
-Run from the repository root, for example (the README's Development section):
+Run from the repository root, for example (docs/development.md):
 
     python bench/under_load.py --runs 5 -- -m "browser or postgres" tests/
 

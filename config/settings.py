@@ -2,7 +2,7 @@
 
 With nothing set, the site runs for development: SQLite file, DEBUG on, Celery
 tasks executed eagerly in-process. Production sets DEBUG=False, SECRET_KEY,
-ALLOWED_HOSTS, DATABASE_URL and CELERY_BROKER_URL (see README).
+ALLOWED_HOSTS, DATABASE_URL and CELERY_BROKER_URL (see docs/deployment.md and docs/settings.md).
 """
 
 import os
@@ -495,7 +495,7 @@ SCORECARD_REMINDER_EVERY_HOURS = envint("SCORECARD_REMINDER_EVERY_HOURS", 24)
 # Submissions within this many seconds share one calibration run.
 CALIBRATION_COLLAPSE_SECONDS = envint("CALIBRATION_COLLAPSE_SECONDS", 10)
 
-# Logs (core/logs.py; README "Logs and metrics"): one line per event, JSON by default with
+# Logs (core/logs.py; docs/deployment.md): one line per event, JSON by default with
 # DEBUG off (LOG_FORMAT=json|logfmt|text), each with its request id and user id, secrets
 # redacted. LOG_LEVEL (default INFO) is the root level, for the web, the worker and beat.
 LOG_LEVEL = os.getenv("LOG_LEVEL", "INFO").strip().upper()
@@ -535,7 +535,7 @@ LOGGING = {
 METRICS_TOKEN = envsecret("METRICS_TOKEN")
 
 
-# Single sign-on with OpenID Connect (core/oidc.py; README "Single sign-on"). Off unless
+# Single sign-on with OpenID Connect (core/oidc.py; docs/deployment.md). Off unless
 # OIDC_RP_CLIENT_ID is set. Everything it adds or changes comes from oidc_settings(), so
 # tests build the same settings from an environment of their own.
 OIDC_ENABLED = False

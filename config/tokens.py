@@ -99,7 +99,7 @@ class TokenView(ObtainAuthToken):
 
     def get_authenticate_header(self, request: Request) -> str:
         # Signing in has no authenticators, and DRF turns a 401 without a challenge into
-        # a 403: a wrong password is a 401 with the API's challenge, as the README says.
+        # a 403: a wrong password is a 401 with the API's challenge, as docs/api.md says.
         return ExpiringTokenAuthentication().authenticate_header(request)
 
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:

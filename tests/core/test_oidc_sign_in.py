@@ -319,8 +319,9 @@ def test_an_account_an_earlier_sign_in_made_is_not_found_by_its_username(client,
 
 
 def test_an_administrator_gives_such_an_account_back_to_its_person(client, provider, site):
-    """The way back for an account an earlier sign-in made (README): the person's next
-    sign-in made lena-2; the administrator moves its identity to lena."""
+    """The way back for an account an earlier sign-in made (docs/deployment.md, "Single
+    sign-on"): the person's next sign-in made lena-2; the administrator moves its identity to
+    lena."""
     old = User.objects.create_user("lena", email="lena@old.example")
     sign_in(client, provider, "lena-sub")
     client.post("/logout/")

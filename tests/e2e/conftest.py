@@ -37,7 +37,7 @@ def browser() -> Iterator[object]:
         browser.close()
 
 
-# On a loaded machine (CI beside other jobs, the CPU hog of the README's Development
+# On a loaded machine (CI beside other jobs, the CPU hog of docs/development.md's
 # section) a page can take seconds to answer: tests wait for what the page shows or
 # emits, for up to this long, and never for a fixed time.
 WAIT_MS = 30_000

@@ -19,7 +19,7 @@ from scoring.calibration.stats.shrinkage import Shrinkage, shrink
 # credibly away from 0 across the whole roster (Benjamini-Hochberg, false
 # discovery rate 5%) and their shrunk severity is at least FLAG_MIN_POINTS:
 # bench/calibration_power.py measures what these two choices buy (see the
-# README's "Calibration, briefly").
+# docs/calibration.md, "Flags").
 FLAG_FDR = 0.05
 FLAG_MIN_POINTS = 0.2
 

@@ -4,7 +4,7 @@ realistic sparse rosters simulated with scoring.calibration.sparse_panels.
 Each roster: 150 candidates, 50 interviewers of whom a quarter have 10 ratings or
 fewer, panels of 4, personal question repertoires, ratings 1-4 with a scorecard
 halo. Seeds are fixed; bench/calibration_power.py prints the same measures for
-200 rosters per scenario (the README quotes it).
+200 rosters per scenario (docs/calibration.md quotes it).
 """
 
 from __future__ import annotations
