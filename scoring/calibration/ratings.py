@@ -5,7 +5,6 @@ since the last snapshot (the watermark), and reads the ratings once, as numpy
 columns, for the statistics.
 """
 
-import datetime
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,7 +12,19 @@ from typing import Any
 
 import numpy as np
 from django.db import connection
-from django.db.models import BigIntegerField, Case, Q, Value, When
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    Exists,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast
 
 from kit.models import Level, QuestionVersion, Role
@@ -68,7 +79,7 @@ def watermarks(role: Role) -> Watermarks:
     asked for them computes from exactly the ratings its watermarks describe,
     read once. The open seats they digest are kept on them too (one query).
     """
-    read = _read(role, None)
+    read = _read(role, None, times=True)
     open_seats = _open_seats(role, None)
     seats = _seat_marks(open_seats)
     rows = read.watermark_rows()
@@ -110,20 +121,6 @@ def _total(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-# Epoch microseconds standing for "no time" (a loop without a decision).
-NO_TIME = -(2**63)
-
-
-def _moment(microseconds: int) -> datetime.datetime | None:
-    """Return the UTC time `microseconds` after the epoch (None for NO_TIME)."""
-    if microseconds == NO_TIME:
-        return None
-    return EPOCH + datetime.timedelta(microseconds=microseconds)
-
-
-EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-
-
 def _mark(row: Mapping[str, Any], seats: Mapping[int | None, str]) -> str:
     parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
     parts.append(seats.get(row["level"], "-"))
@@ -133,7 +130,8 @@ def _mark(row: Mapping[str, Any], seats: Mapping[int | None, str]) -> str:
 def watermark(role: Role, level: Level | None = None) -> str:
     """Return a string that changes whenever the inputs of the scope change: its
     ratings, and who is blind in which of its loops (see _read; one more query)."""
-    total = {**_total(_read(role, level).watermark_rows()), "level": level.pk if level else None}
+    rows = _read(role, level, times=True).watermark_rows()
+    total = {**_total(rows), "level": level.pk if level else None}
     return _mark(total, _seat_marks(visibility.open_seats(loop_scope(role, level))))
 
 
@@ -238,6 +236,7 @@ class _Read:
     cards: dict[str, np.ndarray]  # see _cards
     asked: dict[str, np.ndarray]  # id, version, rating per asked rating
     card: np.ndarray  # per rating, its scorecard's position in cards
+    times: dict[int, dict[str, Any]]  # per level, see _times (empty unless asked for)
 
     def ratings(self) -> Ratings:
         """Return the ratings with their scorecards' facts and their questions.
@@ -285,52 +284,48 @@ class _Read:
         rows = []
         for each in np.unique(cards["level"][per_card > 0]).tolist():
             mine = (per_card > 0) & (cards["level"] == each)
-            decided = cards["decided"][mine]
-            decided = decided[decided != NO_TIME]
+            times = self.times.get(each, {})
             rows.append(
                 {
                     "level": each,
                     "n": int(per_card[mine].sum()),
                     "last": int(ids[rating_level == each].max()),
-                    "changed": _moment(int(cards["changed"][mine].max())),
-                    "decided": _moment(int(decided.max())) if decided.size else None,
-                    "decisions": int(np.unique(decided).size),
+                    "changed": times.get("changed"),
+                    "decided": times.get("decided"),
+                    "decisions": times.get("decisions", 0),
                 }
             )
         return rows
 
 
-def _read(role: Role, level: Level | None) -> _Read:
-    """Read the scope's ratings with two plain queries, the same on every database.
+def _read(role: Role, level: Level | None, times: bool = False) -> _Read:
+    """Read the scope's ratings with plain queries, the same on every database.
 
     1. The scope's scorecards, one entry each (see _cards).
     2. Their asked ratings: scorecard, id, question version and rating only,
        from the ratings table alone (see _asked); everything else about a
        rating is its scorecard's, taken from step 1 by position.
+    3. With `times` (for the watermarks), per level, the scorecards' latest
+       change and their loops' decision times (see _times).
     """
     cards = _cards(role, level)
     asked, card = _asked(cards["id"])
-    return _Read(cards, asked, card)
+    return _Read(cards, asked, card, _times(role, level) if times else {})
 
 
 def _open_seats(role: Role, level: Level | None) -> list[visibility.OpenSeat]:
     return visibility.open_seats(loop_scope(role, level))
 
 
-CARD_COLUMNS = (
-    "id", "interviewer", "recommendation", "candidate", "level", "loop", "decision",
-    "changed", "decided",
-)  # fmt: skip
+CARD_COLUMNS = ("id", "interviewer", "recommendation", "candidate", "level", "loop", "decision")
 
 
 def _cards(role: Role, level: Level | None) -> dict[str, np.ndarray]:
     """Return the scope's submitted, non-shadow scorecards as integer arrays, one entry each.
 
     id, interviewer, recommendation (scored -2, -1, 1, 2 plus 2; none 2),
-    candidate, level, loop, the loop's decision (no hire 1, hire 2, none 0),
-    the scorecard's last change and the loop's decision time in epoch
-    microseconds (NO_TIME for none). The joins here are over scorecards,
-    interviews and loops, not over ratings.
+    candidate, level, loop and the loop's decision (no hire 1, hire 2, none 0).
+    The joins here are over scorecards, interviews and loops, not over ratings.
     """
     queryset = (
         Scorecard.objects.filter(**_card_scope(role, level))
@@ -340,29 +335,53 @@ def _cards(role: Role, level: Level | None) -> dict[str, np.ndarray]:
         )
         .values_list(
             "pk", "interviewer_id", "c_recommendation", "interview__loop__candidate_id",
-            "interview__loop__level_id", "interview__loop_id", "c_decision", "updated_at",
-            "interview__loop__decided_at",
+            "interview__loop__level_id", "interview__loop_id", "c_decision",
         )
         .order_by()
     )  # fmt: skip
-    rows = list(queryset)
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(CARD_COLUMNS)
-    found = {
-        name: np.array(values, dtype=np.int64)
-        for name, values in zip(CARD_COLUMNS[:7], columns[:7], strict=True)
-    }
-    found["changed"] = _microseconds(columns[7])
-    found["decided"] = _microseconds(columns[8])
-    return found
+    table = _integers(queryset, len(CARD_COLUMNS))
+    return {name: table[:, n] for n, name in enumerate(CARD_COLUMNS)}
 
 
-def _microseconds(moments: Sequence[datetime.datetime | None]) -> np.ndarray:
-    """Return aware datetimes as epoch microseconds (NO_TIME for None)."""
-    tick = datetime.timedelta(microseconds=1)
-    return np.array(
-        [NO_TIME if moment is None else (moment - EPOCH) // tick for moment in moments],
-        dtype=np.int64,
+def _integers(queryset: QuerySet[Any, Any], width: int) -> np.ndarray:
+    """Return the rows of a values_list of `width` integer columns as an int64 table.
+
+    One plain query through the cursor, fetched in chunks straight into numpy:
+    the ORM would build a tuple and run its converters per row.
+    """
+    sql, params = queryset.query.sql_with_params()
+    chunks = [np.zeros((0, width), dtype=np.int64)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(100_000):
+            chunks.append(np.array(batch, dtype=np.int64))
+    return np.concatenate(chunks)
+
+
+def _times(role: Role, level: Level | None) -> dict[int, dict[str, Any]]:
+    """Return per level the latest change of its scorecards with counted ratings, the
+    latest decision of their loops and the number of distinct decision times.
+
+    One aggregate over scorecards, interviews and loops (the ratings only through
+    EXISTS): reading a time per scorecard into Python costs seconds per million
+    ratings, most of it parsing timestamps.
+    """
+    rated = QuestionRating.objects.filter(
+        scorecard=OuterRef("pk"), not_asked=False, rating__isnull=False
     )
+    rows = (
+        Scorecard.objects.filter(Exists(rated), **_card_scope(role, level))
+        .values(level=F("interview__loop__level_id"))
+        .annotate(
+            changed=Max("updated_at"),
+            decided=Max("interview__loop__decided_at"),
+            decisions=Count("interview__loop__decided_at", distinct=True),
+        )
+        .order_by()
+    )
+    return {
+        row["level"]: {key: row[key] for key in ("changed", "decided", "decisions")} for row in rows
+    }
 
 
 def _card_scope(role: Role, level: Level | None) -> dict[str, Any]:
@@ -385,9 +404,7 @@ def _asked(card_ids: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
     get wrong (a nested loop per scorecard costs seconds per million ratings
     where statistics are missing, as after a bulk import). A rating whose
     scorecard was submitted after the scorecards were read is dropped too; the
-    next run counts it, as the watermark was read before either. One plain
-    query through the cursor, fetched in chunks straight into numpy: the ORM
-    would build a tuple and run converters per rating.
+    next run counts it, as the watermark was read before either.
     """
     if card_ids.size == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -402,13 +419,7 @@ def _asked(card_ids: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
         .values_list("scorecard_id", "pk", "version_id", "rating")
         .order_by()
     )
-    sql, params = queryset.query.sql_with_params()
-    chunks = [np.zeros((0, 4), dtype=np.int64)]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(100_000):
-            chunks.append(np.array(batch, dtype=np.int64))
-    table = np.concatenate(chunks)
+    table = _integers(queryset, 4)
     card, found = _positions(card_ids, table[:, 0])
     if not found.all():
         table, card = table[found], card[found]
