@@ -5,22 +5,16 @@ maths lives in scoring.calibration.stats (pure numpy); this module only moves
 data.
 """
 
-import datetime
-import json
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import orjson
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from core.sql import bound_row
 from core.webhooks.services import webhook_event_emit
 from interviews.models import Candidate
 from interviews.selectors import exposure
@@ -80,15 +74,9 @@ def compute(
     report(5, "reading ratings")
     data = load_ratings(role, level) if data is None else data
     report(35, "computing statistics")
-    codes = Codes.of(data)
-    # The statistics are numpy alone: they run on a second thread while this
-    # one reads the names, hit rates and exposure they will be labelled with,
-    # a few tenths of a second of database time on a million ratings.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        computing = pool.submit(summarise, data, codes=codes)
-        labels = Labels.read(codes, role, level, seen or Exposure())
-        body, _ = computing.result()
+    body, codes = summarise(data)
     report(80, "naming results")
+    labels = Labels.read(codes, role, level, seen or Exposure())
     labels.apply(body, codes)
     body["inputs"]["scorecards"] = data.scorecards
     body["scope"] = {"role": role.name, "level": level.name if level else None}
@@ -194,20 +182,17 @@ class Labels:
             {"loops__role": role} if level is None else {"loops__role": role, "loops__level": level}
         )
         qids = codes.question.tolist()
-        with transaction.atomic(), _serial_plans():
-            return cls(
-                users=_usernames(codes.interviewer),
-                candidates=dict(
-                    Candidate.objects.filter(**loops).values_list("pk", "name").order_by()
-                ),
-                titles=dict(Question.objects.filter(pk__in=qids).values_list("pk", "title")),
-                hits=rubric_hit_rates(
-                    qids,
-                    asked=dict(zip(qids, codes.asked.tolist(), strict=True)),
-                    scope=_in_scope(role, level, prefix="questionrating__"),
-                ),
-                asked_recently=seen.of(qids),
-            )
+        return cls(
+            users=_usernames(codes.interviewer),
+            candidates=dict(Candidate.objects.filter(**loops).values_list("pk", "name").order_by()),
+            titles=dict(Question.objects.filter(pk__in=qids).values_list("pk", "title")),
+            hits=rubric_hit_rates(
+                qids,
+                asked=dict(zip(qids, codes.asked.tolist(), strict=True)),
+                scope=_in_scope(role, level, prefix="questionrating__"),
+            ),
+            asked_recently=seen.of(qids),
+        )
 
     def apply(self, body: dict[str, Any], codes: Codes) -> None:
         """Replace the body's codes with names, and add hit rates and exposure."""
@@ -226,32 +211,6 @@ class Labels:
             row["rubric_hit_rates"] = self.hits.get(qid, {})
             last_30, last_90 = self.asked_recently.get(qid, (0, 0))
             row["exposure"] = {"last_30_days": last_30, "last_90_days": last_90}
-
-
-@contextmanager
-def _serial_plans() -> Iterator[None]:
-    """Keep PostgreSQL from running the queries inside on parallel workers (in a transaction).
-
-    Labels are read while the statistics run on two threads of this process:
-    workers would only take the same cores from them. The exposure count scans
-    every question asked in 90 days (a million on the bench) and took three
-    processes for 0.25 s each, against one for 0.43 s without them. The setting
-    is put back on the way out (a savepoint keeps SET LOCAL until the whole
-    transaction ends) and undone by the rollback when the block fails.
-    """
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT current_setting('{PARALLEL_WORKERS}')")
-        (before,) = cursor.fetchone()
-        cursor.execute(f"SET LOCAL {PARALLEL_WORKERS} = 0")
-    yield
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config(%s, %s, true)", [PARALLEL_WORKERS, before])
-
-
-PARALLEL_WORKERS = "max_parallel_workers_per_gather"
 
 
 def name_interviewers(rows: list[dict[str, Any]], interviewer_ids: np.ndarray) -> None:
@@ -366,7 +325,6 @@ def snapshot_store(
     same_as: dict[str, Any] | None = None,
     seats: Sequence[visibility.OpenSeat] | None = None,
     seen: Exposure | None = None,
-    computed: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[CalibrationSnapshot, bool]:
     """Compute and store the scope's snapshot unless one exists for the same inputs.
 
@@ -375,8 +333,7 @@ def snapshot_store(
     `data`, the role's ratings already loaded, saves reading them per level;
     `same_as`, a body computed from exactly the same ratings, saves computing it again.
     `seats` and `seen`, the run's open seats and exposure reads, are shared by its
-    scopes (see compute); `seats` must be those `mark` digests. `computed` is
-    given the body, complete, before it is stored (and only when it is computed).
+    scopes (see compute); `seats` must be those `mark` digests.
     """
     mark = mark or watermark(role, level)
     existing = stored(role, level, mark)
@@ -392,125 +349,13 @@ def snapshot_store(
     now = timezone.now()
     body["computed_at"] = now.isoformat()
     body["watermark"] = mark
-    if computed is not None and same_as is None:
-        computed(body)
     try:
         with transaction.atomic():
-            _compress_fast()
-            snapshot = _stored_copy(same_as, body, role=role, level=level, now=now)
-            if snapshot is None:
-                snapshot = _stored(body, role=role, level=level, now=now)
+            snapshot = CalibrationSnapshot.objects.create(
+                role=role, level=level, watermark=mark, result=body
+            )
             webhook_event_emit(kind="calibration.completed", payload=webhooks.snapshot(snapshot))
     except IntegrityError:
         # Another run stored the same inputs first (a redelivered task): keep theirs.
         return CalibrationSnapshot.objects.get(role=role, level=level, watermark=mark), False
     return snapshot, True
-
-
-def can_store_elsewhere() -> bool:
-    """Whether a snapshot may be stored on another thread's connection: PostgreSQL,
-    outside a transaction (another connection sees only what is committed)."""
-    return connection.vendor == "postgresql" and connection.get_autocommit()
-
-
-def snapshot_store_elsewhere(**kwargs: Any) -> tuple[CalibrationSnapshot, bool]:
-    """Run snapshot_store on this thread's own connection, closed after: for a pool
-    thread, whose connection nothing else would close (see can_store_elsewhere)."""
-    try:
-        return snapshot_store(**kwargs)
-    finally:
-        connection.close()
-
-
-def _stored(
-    body: dict[str, Any], *, role: Role, level: Level | None, now: datetime.datetime
-) -> CalibrationSnapshot:
-    """Store `body` (holding its watermark) as a new snapshot computed at `now`.
-
-    On PostgreSQL its JSON is a parameter bound on the server (core.sql.bound_row),
-    not text spliced into the statement: a large role's megabytes are parsed
-    once, as JSON (0.36 -> 0.25 s for 11 MB, encoding included). orjson encodes
-    the body: the same JSON (json.loads reads the same dict back), 0.15 s sooner
-    for 11 MB than the standard library.
-    """
-    if connection.vendor != "postgresql":
-        return CalibrationSnapshot.objects.create(
-            role=role, level=level, watermark=body["watermark"], result=body
-        )
-    table = CalibrationSnapshot._meta.db_table
-    (pk,) = bound_row(
-        f"INSERT INTO {table} (role_id, level_id, watermark, computed_at, result) "
-        "VALUES (%s, %s, %s, %s, %s::jsonb) RETURNING id",
-        [
-            role.pk,
-            level.pk if level else None,
-            body["watermark"],
-            now,
-            orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY).decode(),
-        ],
-    )
-    return CalibrationSnapshot(
-        pk=pk, role=role, level=level, watermark=body["watermark"], computed_at=now, result=body
-    )
-
-
-def _compress_fast() -> None:
-    """Have PostgreSQL compress the values this transaction stores with lz4 where it can.
-
-    A large role's result is megabytes of JSON: pglz, the default, spends about
-    twice as long on it as lz4 (PostgreSQL 14 and later, when built with it),
-    both to store it and to copy it for a level. Reading either is transparent.
-    """
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config(name, 'lz4', true) FROM pg_settings "
-            "WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)"
-        )
-
-
-def _stored_copy(
-    source: dict[str, Any] | None,
-    body: dict[str, Any],
-    *,
-    role: Role,
-    level: Level | None,
-    now: datetime.datetime,
-) -> CalibrationSnapshot | None:
-    """Store `body`, the stored result `source` with a new scope, time and watermark, as a copy.
-
-    On PostgreSQL the source row's result is copied inside the database with
-    those three keys replaced: the megabytes of a large role's result are
-    neither serialised nor parsed again. None (store as usual) elsewhere or
-    when the source row is not found.
-    """
-    if source is None or connection.vendor != "postgresql":
-        return None
-    source_level = (source.get("scope") or {}).get("level")
-    found = CalibrationSnapshot.objects.filter(
-        role=role,
-        watermark=source.get("watermark"),
-        result__computed_at=source.get("computed_at"),
-    )
-    if source_level is None:
-        found = found.filter(level__isnull=True)
-    else:
-        found = found.filter(level__name=source_level)
-    source_pk = found.values_list("pk", flat=True).first()
-    if source_pk is None:
-        return None
-    changed = {key: body[key] for key in ("scope", "computed_at", "watermark")}
-    table = CalibrationSnapshot._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (role_id, level_id, watermark, computed_at, result) "
-            f"SELECT %s, %s, %s, %s, result || %s::jsonb FROM {table} WHERE id = %s "
-            "RETURNING id",
-            [role.pk, level.pk if level else None, body["watermark"], now, json.dumps(changed),
-             source_pk],
-        )  # fmt: skip
-        (pk,) = cursor.fetchone()
-    return CalibrationSnapshot(
-        pk=pk, role=role, level=level, watermark=body["watermark"], computed_at=now, result=body
-    )

@@ -5,27 +5,31 @@ since the last snapshot (the watermark), and reads the ratings once, as numpy
 columns, for the statistics.
 """
 
-import datetime
 import hashlib
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-from django.db import connection, transaction
-from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
+from django.db import connection
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    Exists,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast
 
-from core.sql import row
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
-from scoring.calibration.columns import NO_TIME, Packed, integer_columns
 from scoring.models import QuestionRating, Scorecard
-
-if TYPE_CHECKING:
-    import psycopg
 
 RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes": 2.0}
 DECISION_SCORE = {"hire": 1.0, "no_hire": 0.0}
@@ -51,44 +55,35 @@ class Watermarks(dict[int | None, str]):
     """Watermarks by level id (None: the whole role), holding what was read to compute them.
 
     `seats`: the role's open seats as digested here, for each scope's own rows
-    (jobs.own_rows takes its level's), so the run reads them once.
+    (jobs.own_rows takes its level's), so the run reads them once. `ratings()`:
+    the role's ratings, from the very read the marks were computed from.
     """
 
-    read: "_Read | None" = None
-    seats: list[visibility.OpenSeat]
-
-    def __init__(self, marks: Mapping[int | None, str], seats: list[visibility.OpenSeat]):
+    def __init__(
+        self, marks: Mapping[int | None, str], seats: list[visibility.OpenSeat], read: "_Read"
+    ):
         super().__init__(marks)
         self.seats = seats
+        self._read = read
 
-
-# The reads behind live Watermarks, by role id: load_ratings takes the role's
-# ratings from here while the job that asked for the watermarks holds them,
-# instead of reading them again. Weak, so a read lives as long as its marks.
-_reads: "weakref.WeakValueDictionary[int, _Read]" = weakref.WeakValueDictionary()
+    def ratings(self) -> "Ratings":
+        """Return the role's ratings as read for these marks (one more query: the versions)."""
+        return self._read.ratings()
 
 
 def watermarks(role: Role) -> Watermarks:
     """Return the watermark of the role (key None) and of each level with ratings.
 
-    On PostgreSQL they are computed from the role's scorecards and ratings as
-    load_ratings reads them (see _read), and load_ratings(role) then reuses
-    that read while the returned marks are alive: the job that asked for them
-    computes from exactly the ratings its watermarks describe, read once.
-    Elsewhere, one aggregate query. The open seats they digest are kept on
-    them (one query either way).
+    They are computed from the role's scorecards and ratings as load_ratings
+    reads them (see _read), and the read is kept on the marks: the job that
+    asked for them computes from exactly the ratings its watermarks describe,
+    read once. The open seats they digest are kept on them too (one query).
     """
-    read = _read(role, None, seats=True) if connection.vendor == "postgresql" else None
-    if read is not None and read.seats is not None:
-        open_seats = read.seats
-    else:
-        open_seats = _open_seats(role, None)
+    read = _read(role, None, times=True)
+    open_seats = _open_seats(role, None)
     seats = _seat_marks(open_seats)
-    rows = read.watermark_rows() if read is not None else _watermark_rows(role, None)
-    marks = Watermarks({row["level"]: _mark(row, seats) for row in rows}, open_seats)
-    if read is not None:
-        marks.read = read
-        _reads[role.pk] = read
+    rows = read.watermark_rows()
+    marks = Watermarks({row["level"]: _mark(row, seats) for row in rows}, open_seats, read)
     marks[None] = _mark({**_total(rows), "level": None}, seats)
     return marks
 
@@ -126,37 +121,6 @@ def _total(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _watermark_rows(role: Role, level: Level | None) -> Sequence[Mapping[str, Any]]:
-    """Return per level with ratings in scope: their count and highest id, the latest
-    scorecard change and decision, and the number of distinct decision times."""
-    if connection.vendor == "postgresql":
-        # A join of every rating with its scorecard, interview and loop costs
-        # seconds per million ratings, minutes without planner statistics.
-        return _read(role, level).watermark_rows()
-    return list(
-        QuestionRating.objects.filter(_in_scope(role, level))
-        .values(level=F("scorecard__interview__loop__level_id"))
-        .annotate(
-            n=Count("id"),
-            last=Max("id"),
-            changed=Max("scorecard__updated_at"),
-            decided=Max("scorecard__interview__loop__decided_at"),
-            decisions=Count("scorecard__interview__loop__decided_at", distinct=True),
-        )
-        .order_by()
-    )
-
-
-def _moment(microseconds: int) -> datetime.datetime | None:
-    """Return the UTC time `microseconds` after the epoch (None for NO_TIME)."""
-    if microseconds == NO_TIME:
-        return None
-    return EPOCH + datetime.timedelta(microseconds=microseconds)
-
-
-EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-
-
 def _mark(row: Mapping[str, Any], seats: Mapping[int | None, str]) -> str:
     parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
     parts.append(seats.get(row["level"], "-"))
@@ -165,8 +129,9 @@ def _mark(row: Mapping[str, Any], seats: Mapping[int | None, str]) -> str:
 
 def watermark(role: Role, level: Level | None = None) -> str:
     """Return a string that changes whenever the inputs of the scope change: its
-    ratings, and who is blind in which of its loops (two queries)."""
-    total = {**_total(_watermark_rows(role, level)), "level": level.pk if level else None}
+    ratings, and who is blind in which of its loops (see _read; one more query)."""
+    rows = _read(role, level, times=True).watermark_rows()
+    total = {**_total(rows), "level": level.pk if level else None}
     return _mark(total, _seat_marks(visibility.open_seats(loop_scope(role, level))))
 
 
@@ -260,15 +225,8 @@ COLUMNS = (
 
 
 def load_ratings(role: Role, level: Level | None = None) -> Ratings:
-    """Return every rating in scope as numpy arrays (see _read).
-
-    Reuses the role's read behind live Watermarks (see watermarks) when there
-    is one; else reads.
-    """
-    read = _reads.get(role.pk) if connection.vendor == "postgresql" else None
-    if read is None:
-        return _read(role, level).ratings()
-    return read.ratings().only(level)
+    """Return every rating in scope as numpy arrays (see _read)."""
+    return _read(role, level).ratings()
 
 
 @dataclass
@@ -278,7 +236,7 @@ class _Read:
     cards: dict[str, np.ndarray]  # see _cards
     asked: dict[str, np.ndarray]  # id, version, rating per asked rating
     card: np.ndarray  # per rating, its scorecard's position in cards
-    seats: list[visibility.OpenSeat] | None = None  # the scope's open seats, when asked for
+    times: dict[int, dict[str, Any]]  # per level, see _times (empty unless asked for)
 
     def ratings(self) -> Ratings:
         """Return the ratings with their scorecards' facts and their questions.
@@ -318,171 +276,112 @@ class _Read:
         )
 
     def watermark_rows(self) -> list[dict[str, Any]]:
-        """Return the figures of _watermark_rows, per level with ratings (needs `times`)."""
+        """Return per level with ratings in scope: their count and highest id, the latest
+        scorecard change and decision, and the number of distinct decision times."""
         cards, ids = self.cards, self.asked["id"]
         per_card = np.bincount(self.card, minlength=cards["id"].size)
         rating_level = cards["level"][self.card]
         rows = []
         for each in np.unique(cards["level"][per_card > 0]).tolist():
             mine = (per_card > 0) & (cards["level"] == each)
-            decided = cards["decided"][mine]
-            decided = decided[decided != NO_TIME]
+            times = self.times.get(each, {})
             rows.append(
                 {
                     "level": each,
                     "n": int(per_card[mine].sum()),
                     "last": int(ids[rating_level == each].max()),
-                    "changed": _moment(int(cards["changed"][mine].max())),
-                    "decided": _moment(int(decided.max())) if decided.size else None,
-                    "decisions": int(np.unique(decided).size),
+                    "changed": times.get("changed"),
+                    "decided": times.get("decided"),
+                    "decisions": times.get("decisions", 0),
                 }
             )
         return rows
 
 
-def _read(role: Role, level: Level | None, seats: bool = False) -> _Read:
-    """Read the scope's ratings with two queries, straight into numpy.
+def _read(role: Role, level: Level | None, times: bool = False) -> _Read:
+    """Read the scope's ratings with plain queries, the same on every database.
 
     1. The scope's scorecards, one entry each (see _cards).
     2. Their asked ratings: scorecard, id, question version and rating only,
        from the ratings table alone (see _asked); everything else about a
        rating is its scorecard's, taken from step 1 by position.
-    3. With `seats`, the scope's open seats (visibility.open_seats).
-
-    On PostgreSQL, outside a transaction, the ratings are read on a second
-    connection while this one reads the rest (_read_at_once).
+    3. With `times` (for the watermarks), per level, the scorecards' latest
+       change and their loops' decision times (see _times).
     """
-    if connection.vendor == "postgresql" and connection.get_autocommit():
-        return _read_at_once(role, level, seats)
-    cards = _cards(role, level, times=connection.vendor == "postgresql")
-    asked, card = _asked(cards["id"], ASKED)
-    return _Read(cards, asked, card, _open_seats(role, level) if seats else None)
+    cards = _cards(role, level)
+    asked, card = _asked(cards["id"])
+    return _Read(cards, asked, card, _times(role, level) if times else {})
 
 
 def _open_seats(role: Role, level: Level | None) -> list[visibility.OpenSeat]:
     return visibility.open_seats(loop_scope(role, level))
 
 
-ASKED = ("id", "version", "rating")
+CARD_COLUMNS = ("id", "interviewer", "recommendation", "candidate", "level", "loop", "decision")
 
 
-def _read_at_once(role: Role, level: Level | None, seats: bool = False) -> _Read:
-    """Read the scorecards here and their ratings on a second connection, at once.
-
-    The ratings' read needs of the scorecards only their id range, which the
-    second connection finds first (an aggregate over the scorecards' joins,
-    a fifth of the time of either read). It sees the database exactly as this
-    one does: this transaction exports its snapshot and the other imports it
-    (pg_export_snapshot, as pg_dump -j does), so the watermarks still describe
-    exactly what was read. The open seats, when asked for, are read here after
-    the scorecards, in the same snapshot. If the second connection cannot be
-    had, or fails, the ratings are read here too.
-    """
-    import psycopg
-
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        cursor.execute("SELECT pg_export_snapshot()")
-        (snapshot,) = cursor.fetchone()
-        span = _CardRange(role, level)
-        ratings = _asked_query(ASKED)
-        params = connection.get_connection_params()
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            elsewhere = pool.submit(_in_snapshot, snapshot, params, span, ratings)
-            cards = _cards(role, level, times=True)
-            found_seats = _open_seats(role, level) if seats else None
-            try:
-                rows = elsewhere.result()
-            except psycopg.Error:
-                # No second connection (a pooler refusing the snapshot, a lock
-                # held by a migration): read here, where the scorecards were.
-                rows = ratings.read(first=span.read() or EMPTY_RANGE)
-    asked, card = _matched(cards["id"], rows)
-    return _Read(cards, asked, card, found_seats)
-
-
-# An id range that holds nothing.
-EMPTY_RANGE = (0, -1)
-
-
-class _CardRange:
-    """The lowest and highest id of the scope's scorecards, compiled on creation:
-    it may be read on another thread, on a connection of its own."""
-
-    def __init__(self, role: Role, level: Level | None):
-        ids = Scorecard.objects.filter(**_card_scope(role, level)).values_list("pk").order_by()
-        inner, self.params = ids.query.sql_with_params()
-        self.sql = f"SELECT min(t.id), max(t.id) FROM ({inner}) AS t (id)"
-
-    def read(self, on: "psycopg.Connection[Any] | None" = None) -> tuple[int, int] | None:
-        """Return (lowest, highest), None when the scope has no scorecards."""
-        if on is None:
-            found = row(self.sql, self.params)
-        else:
-            found = on.execute(self.sql, self.params).fetchone()
-        if found is None or found[0] is None:
-            return None
-        return int(found[0]), int(found[1])
-
-
-# A second connection waits this long for a lock (a migration's) before the
-# read falls back to the first: waiting longer could wait on this run itself.
-LOCK_TIMEOUT = "2s"
-
-
-def _in_snapshot(
-    snapshot: str, params: dict[str, Any], span: _CardRange, query: Packed
-) -> dict[str, np.ndarray]:
-    """Return `query`'s columns over the scorecards of `span`, read on a new
-    connection in the exported `snapshot`."""
-    import psycopg
-    from psycopg import sql
-
-    with psycopg.connect(**params) as other:
-        other.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-        other.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
-        other.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(LOCK_TIMEOUT)))
-        return query.read(other, first=span.read(other) or EMPTY_RANGE)
-
-
-def _cards(role: Role, level: Level | None, times: bool = False) -> dict[str, np.ndarray]:
+def _cards(role: Role, level: Level | None) -> dict[str, np.ndarray]:
     """Return the scope's submitted, non-shadow scorecards as integer arrays, one entry each.
 
     id, interviewer, recommendation (scored -2, -1, 1, 2 plus 2; none 2),
-    candidate, level, loop, the loop's decision (no hire 1, hire 2, none 0) and,
-    with `times` (PostgreSQL only), the scorecard's last change and the
-    loop's decision time in epoch microseconds (NO_TIME for none). The joins here are over
-    scorecards, interviews and loops, not over ratings.
+    candidate, level, loop and the loop's decision (no hire 1, hire 2, none 0).
+    The joins here are over scorecards, interviews and loops, not over ratings.
     """
-    columns = {
-        "id": "pk",
-        "interviewer": "interviewer_id",
-        "recommendation": _scored("recommendation", RECOMMENDATION_SCORE, offset=2, default=2),
-        "candidate": "interview__loop__candidate_id",
-        "level": "interview__loop__level_id",
-        "loop": "interview__loop_id",
-        "decision": _scored("interview__loop__decision", DECISION_SCORE, offset=1, default=0),
-    }
-    if times:
-        columns["changed"] = "updated_at"
-        columns["decided"] = "interview__loop__decided_at"
-    expressions = {
-        f"c_{name}": value for name, value in columns.items() if not isinstance(value, str)
-    }
-    fields = [value if isinstance(value, str) else f"c_{name}" for name, value in columns.items()]
     queryset = (
         Scorecard.objects.filter(**_card_scope(role, level))
-        .annotate(**expressions)
-        .values_list(*fields)
+        .annotate(
+            c_recommendation=_scored("recommendation", RECOMMENDATION_SCORE, offset=2, default=2),
+            c_decision=_scored("interview__loop__decision", DECISION_SCORE, offset=1, default=0),
+        )
+        .values_list(
+            "pk", "interviewer_id", "c_recommendation", "interview__loop__candidate_id",
+            "interview__loop__level_id", "interview__loop_id", "c_decision",
+        )
+        .order_by()
+    )  # fmt: skip
+    table = _integers(queryset, len(CARD_COLUMNS))
+    return {name: table[:, n] for n, name in enumerate(CARD_COLUMNS)}
+
+
+def _integers(queryset: QuerySet[Any, Any], width: int) -> np.ndarray:
+    """Return the rows of a values_list of `width` integer columns as an int64 table.
+
+    One plain query through the cursor, fetched in chunks straight into numpy:
+    the ORM would build a tuple and run its converters per row.
+    """
+    sql, params = queryset.query.sql_with_params()
+    chunks = [np.zeros((0, width), dtype=np.int64)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(100_000):
+            chunks.append(np.array(batch, dtype=np.int64))
+    return np.concatenate(chunks)
+
+
+def _times(role: Role, level: Level | None) -> dict[int, dict[str, Any]]:
+    """Return per level the latest change of its scorecards with counted ratings, the
+    latest decision of their loops and the number of distinct decision times.
+
+    One aggregate over scorecards, interviews and loops (the ratings only through
+    EXISTS): reading a time per scorecard into Python costs seconds per million
+    ratings, most of it parsing timestamps.
+    """
+    rated = QuestionRating.objects.filter(
+        scorecard=OuterRef("pk"), not_asked=False, rating__isnull=False
+    )
+    rows = (
+        Scorecard.objects.filter(Exists(rated), **_card_scope(role, level))
+        .values(level=F("interview__loop__level_id"))
+        .annotate(
+            changed=Max("updated_at"),
+            decided=Max("interview__loop__decided_at"),
+            decisions=Count("interview__loop__decided_at", distinct=True),
+        )
         .order_by()
     )
-    # Scores are 0..4 and 0..2: three and two bits.
-    return integer_columns(
-        queryset,
-        tuple(columns),
-        times=("changed", "decided"),
-        packed={"recommendation": 3, "decision": 2},
-    )
+    return {
+        row["level"]: {key: row[key] for key in ("changed", "decided", "decisions")} for row in rows
+    }
 
 
 def _card_scope(role: Role, level: Level | None) -> dict[str, Any]:
@@ -493,11 +392,12 @@ def _card_scope(role: Role, level: Level | None) -> dict[str, Any]:
     return scope
 
 
-def _asked(
-    card_ids: np.ndarray, columns: tuple[str, ...]
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Return the asked ratings of these scorecards (`columns` of QuestionRating, by
-    attribute name) and, per rating, its scorecard's position in `card_ids`.
+ASKED = ("id", "version", "rating")
+
+
+def _asked(card_ids: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Return the asked ratings of these scorecards (id, version, rating) and, per
+    rating, its scorecard's position in `card_ids`.
 
     The ratings table is read alone, within the scorecards' id range, and
     ratings of other scorecards are dropped here: no join for the planner to
@@ -508,52 +408,22 @@ def _asked(
     """
     if card_ids.size == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return {name: empty for name in columns}, empty
-    rows = _asked_query(columns).read(first=(int(card_ids.min()), int(card_ids.max())))
-    return _matched(card_ids, rows)
-
-
-# Ratings run 1 to 10 (kit.models.Question.scale_max): four bits.
-RATING_BITS = 4
-
-
-def _asked_query(columns: tuple[str, ...]) -> Packed:
-    """Return the read of the asked ratings (see _asked), to be given the scorecards'
-    id range.
-
-    On PostgreSQL a rating travels as one int8 when its scorecard's, its own
-    and its version's ids and the rating fit in 63 bits together (the largest
-    ids, from the primary keys' indexes, say how many bits each needs), else as
-    two: the server's cost is mostly per int8 it sends.
-    """
-    attnames = {"scorecard": "scorecard_id", "version": "version_id", "id": "pk"}
+        return {name: empty for name in ASKED}, empty
     queryset = (
-        QuestionRating.objects.filter(not_asked=False, rating__isnull=False)
-        .values_list(*[attnames.get(name, name) for name in ("scorecard", *columns)])
+        QuestionRating.objects.filter(
+            not_asked=False,
+            rating__isnull=False,
+            scorecard_id__gte=int(card_ids.min()),
+            scorecard_id__lte=int(card_ids.max()),
+        )
+        .values_list("scorecard_id", "pk", "version_id", "rating")
         .order_by()
     )
-    names = ("_card", *columns)
-    if connection.vendor != "postgresql" or columns != ASKED:
-        return Packed(queryset, names)
-    tables = [model._meta.db_table for model in (Scorecard, QuestionRating, QuestionVersion)]
-    found = row("SELECT " + ", ".join(f"(SELECT max(id) FROM {table})" for table in tables))
-    card_bits, id_bits, version_bits = (int(top or 0).bit_length() for top in found or (0, 0, 0))
-    if card_bits + id_bits + version_bits + RATING_BITS <= 63:
-        pack = {"id": id_bits, "version": version_bits, "rating": RATING_BITS}
-    else:
-        pack = {"id": 63 - card_bits, "rating": 16}
-    return Packed(queryset, names, packed=pack)
-
-
-def _matched(
-    card_ids: np.ndarray, rows: dict[str, np.ndarray]
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Return the rows of scorecards in `card_ids` (without "_card") and each one's position."""
-    card, found = _positions(card_ids, rows.pop("_card"))
+    table = _integers(queryset, 4)
+    card, found = _positions(card_ids, table[:, 0])
     if not found.all():
-        rows = {name: column[found] for name, column in rows.items()}
-        card = card[found]
-    return rows, card
+        table, card = table[found], card[found]
+    return {name: table[:, n + 1] for n, name in enumerate(ASKED)}, card
 
 
 def _scored(path: str, scores: dict[str, float], offset: int, default: int) -> Cast:

@@ -3,10 +3,8 @@ imports and calibration exercises."""
 
 import logging
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -109,7 +107,7 @@ def calibration_job_run(*, job_id: int, progress: Progress | None = None) -> Cal
             calibration_jobs.stored(job.role, s, marks[s.pk if s else None]) is None
             for s in [None, *levels]
         )
-        data = calibration_ratings.load_ratings(job.role) if fresh else None
+        data = marks.ratings() if fresh else None
         main = _scopes_store(job.role, levels, marks, data, report)
     except Exception as exc:
         CalibrationJob.objects.filter(pk=job_id).update(
@@ -139,11 +137,8 @@ def _scopes_store(
 ) -> CalibrationSnapshot | None:
     """Store the snapshot of each scope, the role's then each level's; return the role's.
 
-    A level holding every rating of the role has the role's very result. On
-    PostgreSQL, outside a transaction, it is stored on a connection of its own
-    while this one stores the role's: each is megabytes of JSON for the server
-    to parse, on a core each (reporting no progress: the caller's callback may
-    only work on its own thread). Elsewhere it is copied from the role's after.
+    A level holding every rating of the role has the role's very result: it is
+    stored under its own scope, not computed again.
     """
     scopes: list[Level | None] = [None, *levels]
     share = 90 // len(scopes)
@@ -162,37 +157,19 @@ def _scopes_store(
     # One read of each question's exposure for all the scopes.
     seen = calibration_jobs.Exposure()
     main = None
-    alongside: Future[tuple[CalibrationSnapshot, bool]] | None = None
-    with ThreadPoolExecutor(max_workers=1) as elsewhere:
-
-        def store_whole(body: dict[str, Any]) -> None:
-            nonlocal alongside
-            assert whole is not None  # only ever given when there is one
-            alongside = elsewhere.submit(
-                calibration_jobs.snapshot_store_elsewhere,
-                role=role, level=whole, same_as=body, mark=marks[whole.pk],
-            )  # fmt: skip
-
-        for n, level in enumerate(scopes):
-            if level is not None and alongside is not None:
-                continue  # stored alongside the role's
-            snapshot, _ = calibration_jobs.snapshot_store(
-                role=role,
-                level=level,
-                progress=progress_of(n, level),
-                data=data,
-                mark=marks[level.pk if level else None],
-                same_as=main.result if level == whole and main is not None else None,
-                # The open seats the watermarks digest: each scope takes its level's.
-                seats=marks.seats,
-                seen=seen,
-                computed=store_whole
-                if level is None and whole is not None and calibration_jobs.can_store_elsewhere()
-                else None,
-            )
-            main = main or snapshot
-        if alongside is not None:
-            alongside.result()
+    for n, level in enumerate(scopes):
+        snapshot, _ = calibration_jobs.snapshot_store(
+            role=role,
+            level=level,
+            progress=progress_of(n, level),
+            data=data,
+            mark=marks[level.pk if level else None],
+            same_as=main.result if level == whole and main is not None else None,
+            # The open seats the watermarks digest: each scope takes its level's.
+            seats=marks.seats,
+            seen=seen,
+        )
+        main = main or snapshot
     return main
 
 

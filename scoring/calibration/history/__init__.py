@@ -1,29 +1,14 @@
 """Import historical ratings (`import_scorecards`), every row checked before anything is written.
 
-Two paths give the same result:
-
-* The exact path (any database) streams the file through Python twice: first
-  to check every row (problems reported as FILE:LINE: message) and collect what
-  must exist, then to write the ratings.
-* The set-based path (PostgreSQL) COPYs the file into a temporary table and
-  does the rest in SQL over integer codes: INSERT … SELECT for loops,
-  interviews, panels, questions asked, scorecards and ratings. Python sees only
-  the distinct values of each column (names, ratings, dates), read by the same
-  functions the exact path uses.
-
-The set-based path takes a file only when the exact path would import it the
-same way: one row per line and every row valid. Otherwise (a problem to
-report, a quoted line break, a blank row) it rolls back to its savepoint and
-the exact path runs, so every message comes from one place.
+The rules live once, in Python (history.exact): the file is streamed twice,
+first to check every row (problems reported as FILE:LINE: message) and collect
+what must exist, then to write the ratings. The rows computed go to the
+database in bulk (scoring.calibration.bulk: COPY on PostgreSQL).
 """
-
-from django.db import DataError, IntegrityError, connection, transaction
 
 from kit.models import Level, Role
 from scoring.calibration import importers
 from scoring.calibration.history.exact import exact_import as _exact
-from scoring.calibration.history.set_based import ExactPathNeeded
-from scoring.calibration.history.set_based import set_based_import as _set_based
 from scoring.calibration.history.shared import HistoryImportResult, Progress
 
 __all__ = ["HistoryImportResult", "import_scope", "ratings_import"]
@@ -56,12 +41,4 @@ def ratings_import(
     *, path: str, role: Role, level: Level, scale_max: int, progress: Progress
 ) -> HistoryImportResult:
     """Import the file's ratings into loops of the role and level, in the caller's transaction."""
-    if connection.vendor == "postgresql":
-        try:
-            # Django's error wrapper: psycopg's errors from the raw cursor come out as Django's.
-            with transaction.atomic(), connection.wrap_database_errors:
-                return _set_based(path, role, level, scale_max, progress)
-        except (ExactPathNeeded, DataError, IntegrityError):
-            # Rolled back to the savepoint; the exact path finds and names the problem.
-            pass
     return _exact(path, role, level, scale_max, progress)

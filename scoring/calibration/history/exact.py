@@ -2,9 +2,10 @@
 
 from collections.abc import Iterator
 
+from django.db import connection
 from django.utils import timezone
 
-from interviews.models import Interview, InterviewQuestion, Loop, Panelist
+from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Role
 from scoring.calibration import bulk, importers
 from scoring.calibration.history.shared import (
@@ -125,6 +126,13 @@ def exact_import(
         rating_rows(),
     )  # fmt: skip
     report("written", found.rows)
+    # Fresh statistics for the planner after a bulk load (PostgreSQL's advice; SQLite
+    # takes the same statement), so the calibration the import queues does not plan
+    # against empty tables.
+    with connection.cursor() as cursor:
+        for model in (Candidate, Loop, Interview, InterviewQuestion, Panelist, Scorecard,
+                      QuestionRating):  # fmt: skip
+            cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
     return HistoryImportResult(
         rows=found.rows,
         scorecards=len(cards),

@@ -8,11 +8,13 @@ iteratively for the largest designs.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, sparse
+from threadpoolctl import ThreadpoolController
 
 from scoring.calibration.stats._arrays import (
     FloatArray,
@@ -21,7 +23,19 @@ from scoring.calibration.stats._arrays import (
     _nan_to_zero,
     _safe_div,
 )
-from scoring.calibration.stats.blas import _serial_blas
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """The BLAS libraries loaded in this process (numpy's and scipy's), found once.
+
+    The dense systems here are a few hundred wide: one thread factorises one in
+    tens of milliseconds, while OpenBLAS's worker threads, each waiting for the
+    others at every block step, took from 0.1 to 6 seconds for the same
+    factorisation on a busy two-core machine. So they run on one thread.
+    """
+    return ThreadpoolController()
+
 
 # Reduced normal equations up to this size are solved densely (eigh), which
 # also gives exact standard errors; larger ones use an iterative solver.
@@ -103,7 +117,7 @@ def _absorbed_fit(
     elif p <= MAX_DENSE_PARAMETERS:
         reduced = _cross_counts(factors, sizes, offsets) - between.toarray()
         reduced_diag = np.diag(reduced).copy()
-        with _serial_blas():
+        with _blas().limit(limits=1, user_api="blas"):
             cov, rank = _pseudo_inverse(reduced, null_space)
             beta = cov @ r
     else:

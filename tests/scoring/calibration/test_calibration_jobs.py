@@ -132,12 +132,18 @@ def test_a_body_holding_numpy_floats_is_stored_as_plain_json(queued: Calibration
 
     # numpy's floats are Python floats to the standard library's encoder; they must
     # stay storable whichever encoder stores the body.
-    body = {"watermark": "w", "model": {"mu": np.float64(2.5), "sd": [np.float64(0.25)]}}
+    body = {"model": {"mu": np.float64(2.5), "sd": [np.float64(0.25)]}}
 
-    stored = calibration._stored(body, role=queued.role, level=None, now=timezone.now())
+    stored, created = calibration.snapshot_store(role=queued.role, mark="w", same_as=body)
 
+    assert created
     stored.refresh_from_db()
-    assert stored.result == {"watermark": "w", "model": {"mu": 2.5, "sd": [0.25]}}
+    assert stored.watermark == "w"
+    assert {k: v for k, v in stored.result.items() if k != "computed_at"} == {
+        "model": {"mu": 2.5, "sd": [0.25]},
+        "scope": {"role": queued.role.name, "level": None},
+        "watermark": "w",
+    }
 
 
 def test_a_worker_killed_mid_run_loses_nothing(queued: CalibrationJob) -> None:

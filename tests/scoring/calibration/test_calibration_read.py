@@ -1,12 +1,10 @@
-"""How the calibration job reads ratings: load_ratings, watermarks and the stored copies.
+"""What the calibration job reads (load_ratings, watermarks) and what it stores.
 
-On PostgreSQL these read scorecards and ratings as packed binary columns and
-compute the watermarks from them in numpy; elsewhere they read plain rows and
-aggregate in SQL. Each test checks the result against the ORM reading the same
-ratings the straightforward way, so both paths must agree with it.
+One read on every database: each test checks the result against the ORM
+reading the same ratings the straightforward way, and runs on SQLite and,
+with DATABASE_URL set, on PostgreSQL.
 """
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,6 @@ from kit.models import Role
 from scoring import visibility
 from scoring.calibration import jobs, services
 from scoring.calibration import ratings as calibration
-from scoring.calibration.columns import integer_columns
 from scoring.models import CalibrationJob, CalibrationSnapshot, QuestionRating
 from tests.scoring.calibration.helpers import (
     ROLE,
@@ -163,39 +160,6 @@ def test_a_run_reads_the_open_seats_and_the_exposure_once_for_all_its_scopes(
     assert sum(f'FROM "{asked_table}"' in sql for sql in queries) == 1
 
 
-def test_the_labels_are_read_without_parallel_workers_and_the_setting_ends_with_them(
-    panel: Role, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    needs_postgres()
-    read_exposure = jobs.exposure
-    during: list[str] = []
-
-    def exposure(question_ids: list[int]) -> dict[int, tuple[int, int]]:
-        during.append(parallel_workers())
-        return read_exposure(question_ids)
-
-    monkeypatch.setattr(jobs, "exposure", exposure)
-    before = parallel_workers()
-
-    body = jobs.compute(panel)
-
-    # The statistics ran on two threads meanwhile: workers would take their cores.
-    assert during == ["0"]
-    assert before != "0" and parallel_workers() == before
-    asked = read_exposure([row["question_id"] for row in body["questions"]])
-    assert {
-        row["question_id"]: (row["exposure"]["last_30_days"], row["exposure"]["last_90_days"])
-        for row in body["questions"]
-    } == {row["question_id"]: asked.get(row["question_id"], (0, 0)) for row in body["questions"]}
-    assert any(asked.values())
-
-
-def parallel_workers() -> str:
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW max_parallel_workers_per_gather")
-        return str(cursor.fetchone()[0])
-
-
 def test_each_scope_keeps_the_own_rows_of_its_own_open_seats(panel: Role) -> None:
     services.calibration_run_now(role=panel)
 
@@ -212,35 +176,38 @@ def test_each_scope_keeps_the_own_rows_of_its_own_open_seats(panel: Role) -> Non
     assert holding == {None, "L5"}
 
 
-def test_load_ratings_reuses_the_read_behind_live_watermarks(
-    panel: Role, django_assert_num_queries: Any
-) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the watermarks read the ratings themselves only on PostgreSQL")
+def test_the_watermarks_hold_the_ratings_they_describe(panel: Role) -> None:
     marks = calibration.watermarks(panel)
 
-    # 1. the question and scale of each version rated
-    with django_assert_num_queries(1):
-        data = calibration.load_ratings(panel)
-
-    assert as_tuples(data) == reference_ratings(panel)
-    del marks
-    # 1. scorecards 2. the largest ids (the bits a rating needs) 3. their ratings 4. versions
-    with django_assert_num_queries(4):
-        calibration.load_ratings(panel)
+    assert as_tuples(marks.ratings()) == reference_ratings(panel)
+    assert as_tuples(marks.ratings()) == as_tuples(calibration.load_ratings(panel))
 
 
-def test_packed_columns_that_do_not_fit_are_read_again_unpacked(panel: Role) -> None:
-    queryset = (
-        QuestionRating.objects.filter(calibration._in_scope(panel, None))
-        .values_list("version_id", "rating")
-        .order_by()
-    )
-    # Ratings run to 4: three bits, not one.
-    read = integer_columns(queryset, ("version", "rating"), packed={"rating": 1})
+def test_a_scope_without_ratings_reads_empty_arrays_and_no_level_marks(role: Role) -> None:
+    data = calibration.load_ratings(role)
+    marks = calibration.watermarks(role)
 
-    expected = sorted(queryset)
-    assert sorted(zip(read["version"].tolist(), read["rating"].tolist(), strict=True)) == expected
+    assert data.rating.size == data.cards.scorecard.size == 0
+    assert as_tuples(data) == []
+    assert list(marks) == [None]
+    assert marks[None] == calibration.watermark(role)
+
+
+def test_each_stored_snapshot_is_what_compute_gives_for_its_scope(panel: Role) -> None:
+    job = services.calibration_run_now(role=panel)
+
+    assert job.status == "done"
+    snapshots = list(CalibrationSnapshot.objects.filter(role=panel).select_related("level"))
+    assert len(snapshots) == 4  # all, L4, L5, L6
+    marks = calibration.watermarks(panel)
+    same = {"computed_at", "watermark"}
+    for snapshot in snapshots:
+        snapshot.refresh_from_db()  # the stored JSON, as read back from the database
+        body = jobs.compute(panel, snapshot.level)
+        assert snapshot.watermark == snapshot.result["watermark"]
+        assert snapshot.watermark == marks[snapshot.level.pk if snapshot.level else None]
+        assert {k: v for k, v in snapshot.result.items() if k not in same} == body
+    assert job.snapshot is not None and job.snapshot.level is None
 
 
 def test_a_level_holding_every_rating_stores_the_role_result_under_its_scope(
@@ -260,44 +227,9 @@ def test_a_level_holding_every_rating_stores_the_role_result_under_its_scope(
     }
 
 
-@pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_a_level_holding_every_rating_is_stored_on_its_own_connection(
-    role: Role, tmp_path: Path
-) -> None:
-    needs_postgres()
-    path = write_csv(tmp_path / "l4.csv", rows("Junior", {0: "hire"}), FULL_HEADER)
-    import_scorecards(path, "--role", ROLE, "--level", "L4")
-    no_snapshots()  # the import's own run (Celery is eager here) stored them already
-    backends = connected_backends()
-
-    with CaptureQueriesContext(connection) as queries:
-        job = services.calibration_run_now(role=role)
-
-    # The level's snapshot was not copied from the role's row on this connection:
-    # another one stored it, and is closed.
-    assert not [query for query in queries if "result ||" in query["sql"]]
-    # A closed connection's server process may take a moment to go.
-    deadline = time.monotonic() + 5
-    while connected_backends() > backends and time.monotonic() < deadline:
-        pass
-    assert connected_backends() == backends
-    assert job.status == "done" and job.snapshot is not None
-    whole, level = job.snapshot, CalibrationSnapshot.objects.get(level__name="L4")
-    assert (whole.level, level.result["scope"]) == (None, {"role": ROLE, "level": "L4"})
-    assert level.watermark == level.result["watermark"] == whole.watermark
-    same = {"scope", "computed_at", "watermark"}
-    level.refresh_from_db()
-    whole.refresh_from_db()
-    assert {k: v for k, v in level.result.items() if k not in same} == {
-        k: v for k, v in whole.result.items() if k not in same
-    }
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_level_store_failing_on_its_own_connection_fails_the_job(
+def test_a_level_store_failing_fails_the_job_and_keeps_the_role_snapshot(
     role: Role, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    needs_postgres()
     path = write_csv(tmp_path / "l4.csv", rows("Junior", {0: "hire"}), FULL_HEADER)
     import_scorecards(path, "--role", ROLE, "--level", "L4")
     no_snapshots()
@@ -329,224 +261,3 @@ def test_a_level_store_failing_on_its_own_connection_fails_the_job(
 def no_snapshots() -> None:
     CalibrationJob.objects.update(snapshot=None)
     CalibrationSnapshot.objects.all().delete()
-
-
-def connected_backends() -> int:
-    """Other client connections to this database (not autovacuum's, not this one)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-            " AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
-        )
-        return int(cursor.fetchone()[0])
-
-
-# --- the two reads at once (PostgreSQL, outside a transaction) ------------------------------
-
-
-def ratings_reads(queries: CaptureQueriesContext) -> int:
-    """How many of the captured queries read the ratings table on this connection."""
-    return sum('FROM "scoring_questionrating"' in query["sql"] for query in queries)
-
-
-def needs_postgres() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the two reads run at once only on PostgreSQL")
-
-
-@pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_the_ratings_are_read_on_a_second_connection(panel: Role) -> None:
-    needs_postgres()
-
-    with CaptureQueriesContext(connection) as queries:
-        read = calibration._read(panel, None)
-
-    # This connection read the scorecards, not the ratings nor their scorecards' id range.
-    assert ratings_reads(queries) == 0
-    assert not [query for query in queries if "min(t.id)" in query["sql"]]
-    assert as_tuples(read.ratings()) == reference_ratings(panel)
-    assert read.watermark_rows() == calibration._read(panel, None).watermark_rows()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_second_connection_reads_in_the_snapshot_of_the_first(
-    panel: Role, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import psycopg
-
-    needs_postgres()
-    before = reference_ratings(panel)
-    rating = QuestionRating.objects.filter(calibration._in_scope(panel, None)).earliest("pk")
-    changed_to = 1 if rating.rating != 1 else 2
-    cards = calibration._cards
-
-    def change_then_cards(role: Role, level: Any, times: bool = False) -> dict[str, Any]:
-        # Another session commits a new rating after this read exported its snapshot.
-        with psycopg.connect(**connection.get_connection_params(), autocommit=True) as other:
-            other.execute(
-                "UPDATE scoring_questionrating SET rating = %s WHERE id = %s",
-                [changed_to, rating.pk],
-            )
-        return cards(role, level, times)
-
-    monkeypatch.setattr(calibration, "_cards", change_then_cards)
-    read = calibration._read(panel, None)
-    monkeypatch.undo()
-
-    assert as_tuples(read.ratings()) == before
-    # The change was committed: the next read sees it.
-    assert as_tuples(calibration._read(panel, None).ratings()) == reference_ratings(panel) != before
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_open_seats_are_read_in_the_snapshot_of_the_ratings(
-    panel: Role, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import psycopg
-
-    needs_postgres()
-    dan = Panelist.objects.get(user__username="dan")
-    before = reference_ratings(panel)
-    cards = calibration._cards
-
-    def submit_then_cards(role: Role, level: Any, times: bool = False) -> dict[str, Any]:
-        # dan submits his draft in another session once this read has its snapshot:
-        # his seat closes and his rating counts, both after what this read sees.
-        with psycopg.connect(**connection.get_connection_params(), autocommit=True) as other:
-            other.execute(
-                "UPDATE scoring_scorecard SET status = 'submitted', submitted_at = now() "
-                "WHERE interviewer_id = %s AND status = 'draft'",
-                [dan.user_id],
-            )
-        return cards(role, level, times)
-
-    monkeypatch.setattr(calibration, "_cards", submit_then_cards)
-    read = calibration._read(panel, None, seats=True)
-    monkeypatch.undo()
-
-    assert as_tuples(read.ratings()) == before
-    assert read.seats == [visibility.OpenSeat(dan.interview.loop.level_id, dan.interview.loop_id,
-                                              dan.user_id)]  # fmt: skip
-    again = calibration._read(panel, None, seats=True)
-    assert again.seats == []
-    assert as_tuples(again.ratings()) == reference_ratings(panel) != before
-
-
-@pytest.mark.django_db(transaction=True)
-def test_without_a_second_connection_the_ratings_are_read_on_the_first(
-    panel: Role, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import socket
-
-    needs_postgres()
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
-    params = connection.get_connection_params
-    monkeypatch.setattr(connection, "get_connection_params", lambda: {**params(), "port": closed})
-
-    with CaptureQueriesContext(connection) as queries:
-        read = calibration._read(panel, None)
-
-    assert ratings_reads(queries) == 1
-    assert as_tuples(read.ratings()) == reference_ratings(panel)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_second_connection_the_server_refuses_falls_back_to_the_first(
-    panel: Role, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import psycopg
-
-    needs_postgres()
-    in_snapshot = calibration._in_snapshot
-    refused: list[Exception] = []
-
-    def with_unknown_snapshot(snapshot: str, *args: Any) -> dict[str, np.ndarray]:
-        # What a pooler handing out another server's connection would meet.
-        try:
-            return in_snapshot("00000003-0000001B-1", *args)
-        except psycopg.Error as exc:
-            refused.append(exc)
-            raise
-
-    monkeypatch.setattr(calibration, "_in_snapshot", with_unknown_snapshot)
-    with CaptureQueriesContext(connection) as queries:
-        read = calibration._read(panel, None)
-
-    assert "snapshot" in str(refused[0])
-    assert not isinstance(refused[0], psycopg.OperationalError)
-    assert ratings_reads(queries) == 1
-    assert as_tuples(read.ratings()) == reference_ratings(panel)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_second_connection_queued_behind_a_migration_gives_up_rather_than_wait_on_the_first(
-    panel: Role, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A migration asking for the ratings table waits for this read's transaction,
-    and the second connection's read would queue behind it: a wait on itself that
-    the server cannot see. The second connection gives up after LOCK_TIMEOUT."""
-    import contextlib
-    import threading
-
-    import psycopg
-
-    needs_postgres()
-    settings = connection.get_connection_params()
-    migration = psycopg.connect(**settings)
-    migration.execute("SET statement_timeout = '20s'")  # the test fails rather than hangs
-    watcher = psycopg.connect(**settings, autocommit=True)
-    in_snapshot = calibration._in_snapshot
-    gave_up: list[Exception] = []
-
-    def lock_table() -> None:
-        # A timeout here lets the test end; the assertions below say why.
-        with contextlib.suppress(psycopg.Error):
-            migration.execute("LOCK TABLE scoring_questionrating IN ACCESS EXCLUSIVE MODE")
-
-    def behind_a_migration(*args: Any) -> dict[str, np.ndarray]:
-        locking = threading.Thread(target=lock_table)
-        locking.start()
-        # Wait (on the server's word, not a timer) until the lock request queues.
-        while not watcher.execute(
-            "SELECT 1 FROM pg_locks WHERE pid = %s AND NOT granted", [migration.info.backend_pid]
-        ).fetchone():
-            pass
-        try:
-            return in_snapshot(*args)
-        except psycopg.Error as exc:
-            gave_up.append(exc)
-            raise
-        finally:
-            calibration_threads.append(locking)
-
-    calibration_threads: list[threading.Thread] = []
-    monkeypatch.setattr(calibration, "LOCK_TIMEOUT", "200ms")
-    monkeypatch.setattr(calibration, "_in_snapshot", behind_a_migration)
-    try:
-        read = calibration._read(panel, None)
-    finally:
-        for thread in calibration_threads:
-            thread.join()
-        migration.rollback()
-        migration.close()
-        watcher.close()
-
-    assert isinstance(gave_up[0], psycopg.errors.LockNotAvailable)
-    assert as_tuples(read.ratings()) == reference_ratings(panel)
-
-
-def test_a_column_can_travel_in_the_bits_of_the_two_before_it(panel: Role) -> None:
-    queryset = (
-        QuestionRating.objects.filter(calibration._in_scope(panel, None))
-        .values_list("scorecard_id", "version_id", "rating")
-        .order_by()
-    )
-
-    read = integer_columns(
-        queryset, ("card", "version", "rating"), packed={"version": 20, "rating": 4}
-    )
-
-    columns = (read["card"].tolist(), read["version"].tolist(), read["rating"].tolist())
-    assert sorted(zip(*columns, strict=True)) == sorted(queryset)
