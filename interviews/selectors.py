@@ -26,10 +26,10 @@ from config.exceptions import ApplicationError
 from core.permissions import Viewer, is_hiring_manager, is_recruiter
 from interviews import staffing
 from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_loop
+from interviews.cards import card_rule
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Competency, FollowUp, Level, LoopTemplate, Question, Role, RubricItem
 from kit.selectors import asked_since, covers_level
-from scoring import visibility
 
 # --- exposure ---------------------------------------------------------------------
 
@@ -190,9 +190,10 @@ def candidate_list() -> QuerySet[Candidate]:
 
 def loops_visible_to(user: Viewer) -> QuerySet[Loop]:
     """Return the loops the user may see, each with `status_seen`: its status as they
-    may read it (scoring.visibility.status_seen), and `debriefable` (see debriefable)."""
+    may read it (scoring.visibility.status_seen, through interviews.cards), and
+    `debriefable` (see debriefable)."""
     loops = Loop.objects.select_related("candidate", "role", "level").annotate(
-        status_seen=visibility.loop_status_seen(user), debriefable=debriefable(user)
+        status_seen=card_rule().loop_status_seen(user), debriefable=debriefable(user)
     )
     if is_recruiter(user):
         return loops
@@ -371,11 +372,12 @@ def my_interviews(
     oldest first), upcoming (and unscheduled) in open loops, and the rest (held, or in a
     decided loop; newest first). `among` narrows them first (the page's filters)."""
     now = timezone.now()
+    rule = card_rule()  # scoring.visibility's, through interviews.cards
     mine = list(
         (Interview.objects.all() if among is None else among)
         .filter(panel__user=user)  # type: ignore[misc]
         .annotate(
-            card_status=visibility.own_card_status(user),
+            card_status=rule.own_card_status(user),
             own_seat=FilteredRelation("panel", condition=Q(panel__user=user)),
             as_shadow=F("own_seat__is_shadow"),
         )
@@ -390,9 +392,9 @@ def my_interviews(
     owed = [
         i
         for i in past
-        if visibility.owes(
+        if rule.owes(
             shadow=i.as_shadow,
-            done=i.card_status == visibility.SUBMITTED,
+            done=i.card_status == rule.submitted,
             decided=i.loop.is_closed,
         )
     ]

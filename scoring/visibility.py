@@ -43,6 +43,27 @@ Further rules of the same table:
   any time, an amendment made to a submitted card any time, and imported historical
   cards arrive submitted.
 
+The hire rule: which seats and interviews must be done before a hire may be
+recorded (``hire_wait``). A no-hire waits for nothing: the candidate withdrew, or
+the panel has seen enough.
+
+================================= ============ =============================
+interview                         a hire       refused with code
+================================= ============ =============================
+no interviewer seat (none, or     waits        hire_waits_for_interviews
+shadows only)
+scheduled end still ahead         waits        hire_waits_for_interview_end
+an interviewer seat not done      waits        hire_waits_for_scorecards
+ended (or no time yet), every     no wait      --
+interviewer seat done
+================================= ============ =============================
+
+The seat rows are the "a hire" column above (``holds_up_hire``): a shadow's seat
+never holds up a hire, and the loop moves to debrief once no interviewer seat does
+(``seats_holding_up_hire``; ``holds_up_hire_sql`` on the hot path). The decision
+service refuses a hire, the debrief disables it, and reopening a loop puts it back
+in progress or in debrief, all by asking this rule.
+
 Every reader of scorecards asks this module: the ORM forms below for querysets,
 ``seat_done_sql`` where the hot path runs plain SQL, and ``blind`` and ``owes``
 where the facts are already in hand.
@@ -52,10 +73,21 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 
 from core.permissions import Viewer, is_recruiter
-from interviews.models import Loop, Panelist
+from interviews.models import Interview, Loop, Panelist
 from scoring.models import Scorecard
 
 SUBMITTED = Scorecard.Status.SUBMITTED
@@ -93,6 +125,30 @@ def awaited(*, seen_done: bool, cancelled: bool) -> bool:
 def holds_up_hire(*, shadow: bool, done: bool) -> bool:
     """Return whether a seat holds up a hire (and the loop's move to debrief)."""
     return not (shadow or done)
+
+
+def unstaffed(*, shadows: Iterable[bool]) -> bool:
+    """Return whether an interview has no interviewer yet, given whether each seat on
+    its panel is a shadow's: a hire waits for it."""
+    return all(shadows)
+
+
+def ahead(*, scheduled_end: datetime | None, now: datetime) -> bool:
+    """Return whether an interview has yet to end at `now`: a hire waits for it. One
+    with no time yet is not ahead (its seats hold the hire up while their cards are out)."""
+    return scheduled_end is not None and scheduled_end > now
+
+
+class HireWait(NamedTuple):
+    """What holds up a hire: interviews without an interviewer, interviews still ahead
+    (by scheduled end), and interviewer seats not done, each in the loop's order."""
+
+    unstaffed: list[Interview]
+    ahead: list[Interview]
+    seats: list[Panelist]
+
+    def __bool__(self) -> bool:
+        return bool(self.unstaffed or self.ahead or self.seats)
 
 
 def owes(*, shadow: bool, done: bool, decided: bool) -> bool:
@@ -257,6 +313,49 @@ def open_seat_loops(loops: dict[str, Any], user: Viewer | None = None) -> dict[i
 def seats_holding_up_hire(loop: Loop | int) -> QuerySet[Panelist]:
     """Return the loop's interviewer seats (shadows aside) that are not done."""
     return Panelist.objects.filter(interview__loop=loop, is_shadow=False).exclude(seat_done())
+
+
+def holds_up_hire_sql(seat: str) -> str:
+    """The SQL of `holds_up_hire` for a Panelist row aliased `seat` (the filter of
+    `seats_holding_up_hire`); it takes one parameter, ``SUBMITTED``. Tested against
+    the ORM form on both databases (tests/scoring/scorecards/test_queries.py)."""
+    shadow = Panelist._meta.get_field("is_shadow").column
+    return f"NOT {seat}.{shadow} AND NOT {seat_done_sql(seat)}"
+
+
+def interviews_unstaffed(loop: Loop) -> QuerySet[Interview]:
+    """Return the loop's interviews with no interviewer seat (`unstaffed`)."""
+    staffed = Count("panel", filter=Q(panel__is_shadow=False))
+    return loop.interviews.annotate(staffed=staffed).filter(staffed=0)
+
+
+def interviews_ahead(loop: Loop, now: datetime) -> QuerySet[Interview]:
+    """Return the loop's interviews still to end at `now` (`ahead`), soonest first."""
+    return loop.interviews.filter(scheduled_end__gt=now).order_by("scheduled_end")
+
+
+def hire_wait(loop: Loop, now: datetime) -> HireWait:
+    """Return what holds up a hire in `loop` at `now` (empty: a hire may be recorded)."""
+    seats = seats_holding_up_hire(loop).select_related("user", "interview")
+    return HireWait(
+        unstaffed=list(interviews_unstaffed(loop)),
+        ahead=list(interviews_ahead(loop, now)),
+        seats=list(seats.order_by("interview__order", "id")),
+    )
+
+
+def hire_wait_seen(
+    *, interviews: Sequence[Interview], pending: Iterable[Panelist], now: datetime
+) -> HireWait:
+    """Return `hire_wait` from facts in hand: the loop's interviews with their panels
+    prefetched, and the seats still to come as the reader sees them
+    (`awaited`); a blind reader sees every other seat as pending."""
+    shadows = {i.pk: [seat.is_shadow for seat in i.panel.all()] for i in interviews}
+    return HireWait(
+        unstaffed=[i for i in interviews if unstaffed(shadows=shadows[i.pk])],
+        ahead=[i for i in interviews if ahead(scheduled_end=i.scheduled_end, now=now)],
+        seats=[s for s in pending if holds_up_hire(shadow=s.is_shadow, done=False)],
+    )
 
 
 def seats_open(loop: Loop | int) -> QuerySet[Panelist]:

@@ -93,7 +93,9 @@ def email_queue(
         )
     from core.outbox.tasks import email_send_task
 
-    transaction.on_commit(lambda: email_send_task.delay(email.pk))
+    # Robust: the change that queued it has committed; a send that fails here (eagerly,
+    # without a broker) is logged and left unsent for the sweep, not raised into it.
+    transaction.on_commit(lambda: email_send_task.delay(email.pk), robust=True)
     return email
 
 

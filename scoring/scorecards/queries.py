@@ -199,14 +199,14 @@ def card_submit(*, scorecard_id: int, now: datetime) -> bool:
 
 
 def loop_holds_up_hire(loop_id: int) -> bool:
-    """Return whether any interviewer seat of the loop (shadows aside) is not done."""
+    """Return whether any seat of the loop holds up a hire (visibility.holds_up_hire_sql):
+    the SQL of ``visibility.seats_holding_up_hire(loop).exists()``."""
     return sql.row(
         f"""
         SELECT 1
           FROM {SEAT.table} p
           JOIN {INTERVIEW.table} i ON i.{INTERVIEW.id} = p.{SEAT.interview}
-         WHERE i.{INTERVIEW.loop} = %s AND NOT p.{SEAT.is_shadow}
-           AND NOT {visibility.seat_done_sql("p")}
+         WHERE i.{INTERVIEW.loop} = %s AND {visibility.holds_up_hire_sql("p")}
          LIMIT 1
         """,
         [loop_id, visibility.SUBMITTED],

@@ -5,6 +5,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -204,7 +205,6 @@ class Debrief:
     questions: list[InterviewQuestion]
     rows: list[DebriefRow]
     pending: list[Panelist]
-    unstaffed: list[Interview] = field(default_factory=list)  # no interviewer yet
     # Recruiters see the panel's mean adjusted for severity (scoring/templatetags).
     adjustable: bool = False
     reader: int | None = None
@@ -248,14 +248,22 @@ class Debrief:
     def submitted_any(self) -> bool:
         return any(row.scorecard.is_submitted for row in self.rows)
 
+    @cached_property
+    def hire(self) -> visibility.HireWait:
+        """What holds up a hire as the reader sees it (visibility.hire_wait_seen)."""
+        return visibility.hire_wait_seen(
+            interviews=self.interviews, pending=self.pending, now=timezone.now()
+        )
+
+    @property
+    def unstaffed(self) -> list[Interview]:
+        """The loop's interviews with no interviewer yet."""
+        return self.hire.unstaffed
+
     @property
     def outstanding(self) -> list[Panelist]:
         """The interviewers (shadows aside) whose scorecards are not in yet."""
-        return [
-            seat
-            for seat in self.pending
-            if visibility.holds_up_hire(shadow=seat.is_shadow, done=False)
-        ]
+        return self.hire.seats
 
     @property
     def counted_ratings(self) -> list[tuple[int, str, float, int, int]]:
@@ -275,14 +283,13 @@ class Debrief:
     @property
     def not_yet_held(self) -> list[Interview]:
         """The loop's interviews whose scheduled end is still ahead."""
-        now = timezone.now()
-        return [i for i in self.interviews if i.scheduled_end and i.scheduled_end > now]
+        return self.hire.ahead
 
     @property
     def hire_waits(self) -> bool:
         """Whether a hire must wait (services.loop_decide refuses it): an interview
         without an interviewer or not yet held, or an interviewer's card not in."""
-        return bool(self.unstaffed or self.outstanding or self.not_yet_held)
+        return bool(self.hire)
 
 
 def loop_for_debrief(*, user: Viewer, pk: int) -> Loop:
@@ -339,10 +346,8 @@ def debrief(*, user: Viewer, loop: Loop) -> Debrief:
         for seat in pending
         if seat.user_id == user.pk
     )
-    unstaffed = [i for i in interviews if all(seat.is_shadow for seat in i.panel.all())]
     return Debrief(
         loop=loop, blind=blind, owed=owed, questions=questions, rows=rows, pending=pending,
-        unstaffed=unstaffed,
         adjustable=is_recruiter(user), reader=user.pk, interviews=interviews,
     )  # fmt: skip
 

@@ -7,7 +7,6 @@ from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, Q
 from django.http import Http404
 from django.utils import timezone
 
@@ -475,44 +474,30 @@ def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
 
 
 def _check_feedback_for(decision: str, loop: Loop) -> None:
-    """Refuse a hire until every interview has an interviewer and every interviewer's
-    scorecard (shadows aside) is in.
+    """Refuse a hire while the hire rule (visibility.hire_wait) says it waits.
 
     A no-hire may close a loop at any point: the candidate withdrew, or the
     panel has seen enough.
     """
     if decision != Loop.Decision.HIRE:
         return
-    staffed = Count("panel", filter=Q(panel__is_shadow=False))
-    unstaffed = list(
-        loop.interviews.annotate(staffed=staffed).filter(staffed=0).values_list("title", flat=True)
-    )
-    if unstaffed:
+    wait = visibility.hire_wait(loop, timezone.now())
+    if wait.unstaffed:
         raise ApplicationError(
             f"A hire needs every interview held and scored; no interviewer yet on "
-            f"{', '.join(unstaffed)}.",
+            f"{', '.join(i.title for i in wait.unstaffed)}.",
             code="hire_waits_for_interviews",
         )
-    ahead = list(
-        loop.interviews.filter(scheduled_end__gt=timezone.now())
-        .order_by("scheduled_end")
-        .values_list("title", "scheduled_end")
-    )
-    if ahead:
-        title, end = ahead[0]
+    if wait.ahead:
+        title, end = wait.ahead[0].title, wait.ahead[0].scheduled_end
         raise ApplicationError(
             f"A hire waits until every interview has happened; {title} ends "
             f"{timezone.localtime(end):%a %d %b %H:%M %Z}.",
             code="hire_waits_for_interview_end",
         )
-    seats = (
-        visibility.seats_holding_up_hire(loop)
-        .select_related("user", "interview")
-        .order_by("interview__order", "id")
-    )
     waiting = [
         f"{seat.user.get_full_name() or seat.user.username} ({seat.interview.title})"
-        for seat in seats
+        for seat in wait.seats
     ]
     if waiting:
         raise ApplicationError(

@@ -21,7 +21,7 @@ from django.contrib.auth.models import Group, User
 from django.core import mail
 from django.db import connection
 from django.http import Http404
-from django.test import Client
+from django.test import Client, TestCase
 
 from config.exceptions import ApplicationError
 from core.permissions import INTERVIEWER
@@ -423,7 +423,8 @@ def test_reminders_and_the_hire_follow_the_table(
     after = timedelta(hours=24)
 
     assert reminders.reminders_send(now=ended(first) + after - timedelta(seconds=1)) == 0
-    reminders.reminders_send(now=ended(last) + after)
+    with TestCase.captureOnCommitCallbacks(execute=True):  # the outbox sends on commit
+        reminders.reminders_send(now=ended(last) + after)
     reminded = ["sam"] + (["own"] if row.reminded else [])
     assert sorted(m.to[0] for m in mail.outbox) == sorted(
         world.users[label].email for label in reminded

@@ -1,19 +1,29 @@
-"""reminders.reminders_send: email interviewers whose scorecard is overdue, once per interval."""
+"""reminders.reminders_send: email interviewers whose scorecard is overdue, once per interval,
+through the outbox (core.outbox): each reminder is recorded, sent after its claim commits
+and retried when the mail server fails."""
 
 import threading
 from datetime import datetime, timedelta
+from smtplib import SMTPServerDisconnected
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.core import mail
+from django.core.mail.backends import locmem
 from django.db import connection
+from django.test import TestCase
 
+from config.celery import app as celery_app
+from core.accounts.models import Notice
+from core.outbox.models import OutgoingEmail
 from interviews.models import Candidate, Panelist
 from scoring.scorecards import reminders, services
 from scoring.tasks import reminders_task
 from tests.conftest import need
 from tests.scoring.helpers import Built, Seat, build_loop, draft, ended, submitted
+
+REMINDER = Notice.SCORECARD_REMINDER.value
 
 
 @pytest.fixture(autouse=True)
@@ -32,6 +42,12 @@ def overdue(recruiter: User, interviewer: User, pia: User, other_interviewer: Us
     )
 
 
+def remind(now: datetime) -> int:
+    """Run reminders_send, then the on-commit hand-off to the outbox's send task."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return reminders.reminders_send(now=now)
+
+
 def sent() -> list[tuple[str, str]]:
     return sorted((m.to[0], m.subject) for m in mail.outbox)
 
@@ -44,7 +60,7 @@ def due_at(built: Built) -> datetime:
 def test_it_sends_nothing_before_24_hours_have_passed(overdue: Built) -> None:
     first_due = ended(overdue.interviews[0]) + timedelta(hours=24)
 
-    count = reminders.reminders_send(now=first_due - timedelta(seconds=1))
+    count = remind(first_due - timedelta(seconds=1))
 
     assert (count, mail.outbox) == (0, [])
     assert not Panelist.objects.filter(reminded_at__isnull=False).exists()
@@ -54,7 +70,7 @@ def test_it_emails_each_interviewer_whose_card_is_overdue(overdue: Built) -> Non
     first = overdue.interviews[0]
     now = ended(first) + timedelta(hours=24)
 
-    count = reminders.reminders_send(now=now)
+    count = remind(now)
 
     # Interview 2 ended an hour later: its seat is not overdue yet.
     assert count == 2
@@ -86,7 +102,7 @@ def test_it_names_the_candidate_and_interview_as_written(
         candidate_name="Dana O'Reilly & Sons",
     )
 
-    reminders.reminders_send(now=due_at(built))
+    remind(due_at(built))
 
     (message,) = mail.outbox
     # Plain-text mail: no HTML entities in the subject or the text body.
@@ -96,13 +112,13 @@ def test_it_names_the_candidate_and_interview_as_written(
 
 def test_it_sends_again_after_the_interval_and_not_within_it(overdue: Built) -> None:
     now = due_at(overdue)
-    assert reminders.reminders_send(now=now) == 3
+    assert remind(now) == 3
     mail.outbox.clear()
 
-    within = reminders.reminders_send(now=now + timedelta(hours=23, minutes=59))
+    within = remind(now + timedelta(hours=23, minutes=59))
     assert (within, mail.outbox) == (0, [])
 
-    again = reminders.reminders_send(now=now + timedelta(hours=24))
+    again = remind(now + timedelta(hours=24))
     assert again == 3
     assert [to for to, _ in sent()] == [
         "ines@example.com",
@@ -116,21 +132,21 @@ def test_it_honours_the_configured_hours(overdue: Built, settings) -> None:  # t
     settings.SCORECARD_REMINDER_EVERY_HOURS = 6
     last_end = max(ended(i) for i in overdue.interviews)
 
-    assert reminders.reminders_send(now=last_end + timedelta(hours=1, minutes=59)) == 2
-    assert reminders.reminders_send(now=last_end + timedelta(hours=2)) == 1
+    assert remind(last_end + timedelta(hours=1, minutes=59)) == 2
+    assert remind(last_end + timedelta(hours=2)) == 1
     # Six hours after each seat's last reminder, not a minute earlier.
-    assert reminders.reminders_send(now=last_end + timedelta(hours=7, minutes=58)) == 0
-    assert reminders.reminders_send(now=last_end + timedelta(hours=7, minutes=59)) == 2
-    assert reminders.reminders_send(now=last_end + timedelta(hours=8)) == 1
+    assert remind(last_end + timedelta(hours=7, minutes=58)) == 0
+    assert remind(last_end + timedelta(hours=7, minutes=59)) == 2
+    assert remind(last_end + timedelta(hours=8)) == 1
     assert len(mail.outbox) == 6
 
 
 def test_it_sends_one_email_per_seat_when_run_twice_in_a_row(overdue: Built) -> None:
     now = due_at(overdue)
 
-    assert reminders.reminders_send(now=now) == 3
-    assert reminders.reminders_send(now=now) == 0
-    assert reminders.reminders_send(now=now + timedelta(minutes=5)) == 0
+    assert remind(now) == 3
+    assert remind(now) == 0
+    assert remind(now + timedelta(minutes=5)) == 0
 
     assert len(mail.outbox) == 3
 
@@ -141,8 +157,8 @@ def test_it_sends_nothing_for_a_submitted_card(
     submitted(pia, overdue.interviews[0])
     now = due_at(overdue)
 
-    reminders.reminders_send(now=now)
-    reminders.reminders_send(now=now + timedelta(hours=24))
+    remind(now)
+    remind(now + timedelta(hours=24))
 
     assert [to for to, _ in sent()] == [
         "ines@example.com",
@@ -154,11 +170,11 @@ def test_it_sends_nothing_for_a_submitted_card(
 
 def test_it_stops_once_the_card_is_submitted(overdue: Built, interviewer: User) -> None:
     now = due_at(overdue)
-    reminders.reminders_send(now=now)
+    remind(now)
     submitted(interviewer, overdue.interviews[0])
     mail.outbox.clear()
 
-    reminders.reminders_send(now=now + timedelta(hours=24))
+    remind(now + timedelta(hours=24))
 
     assert [to for to, _ in sent()] == ["omar@example.com", "pia@example.com"]
 
@@ -166,7 +182,7 @@ def test_it_stops_once_the_card_is_submitted(overdue: Built, interviewer: User) 
 def test_a_draft_does_not_stop_the_reminders(overdue: Built, interviewer: User) -> None:
     draft(interviewer, overdue.interviews[0])
 
-    reminders.reminders_send(now=due_at(overdue))
+    remind(due_at(overdue))
 
     assert "ines@example.com" in [to for to, _ in sent()]
 
@@ -174,33 +190,32 @@ def test_a_draft_does_not_stop_the_reminders(overdue: Built, interviewer: User) 
 def test_it_sends_nothing_for_a_decided_loop(overdue: Built, recruiter: User) -> None:
     services.loop_decide(loop=overdue.loop, by=recruiter, decision="no_hire", rationale="Withdrew")
 
-    assert reminders.reminders_send(now=due_at(overdue)) == 0
+    assert remind(due_at(overdue)) == 0
     assert mail.outbox == []
 
 
 def test_it_skips_an_interviewer_without_an_email_address(overdue: Built, pia: User) -> None:
     User.objects.filter(pk=pia.pk).update(email="")
 
-    assert reminders.reminders_send(now=due_at(overdue)) == 2
+    assert remind(due_at(overdue)) == 2
     assert [to for to, _ in sent()] == ["ines@example.com", "omar@example.com"]
 
 
-def test_a_seat_whose_email_fails_is_logged_and_skipped_and_the_run_goes_on(
+def test_a_seat_whose_email_fails_is_logged_and_left_in_the_outbox_and_the_run_goes_on(
     overdue: Built, pia: User, caplog: pytest.LogCaptureFixture
 ) -> None:
     # An address with a line break: the mail library refuses the header outright.
     User.objects.filter(pk=pia.pk).update(email="pia@example.com\nBcc: everyone@example.com")
-    seat = Panelist.objects.get(user=pia)
 
-    with caplog.at_level("WARNING", logger="scoring.scorecards.reminders"):
-        count = reminders.reminders_send(now=due_at(overdue))
+    with caplog.at_level("ERROR"):
+        count = remind(due_at(overdue))
 
-    assert count == 2
+    assert count == 3
     assert [to for to, _ in sent()] == ["ines@example.com", "omar@example.com"]
-    (record,) = caplog.records
-    assert record.getMessage().startswith(
-        f"Reminder for seat {seat.pk} (interview {seat.interview_id}) not sent: "
-    )
+    (unsent,) = OutgoingEmail.objects.filter(kind=REMINDER, sent_at=None)
+    assert unsent.user == pia and unsent.subject.startswith("Scorecard overdue: Interview 1")
+    (record,) = [r for r in caplog.records if "in on_commit()" in r.getMessage()]
+    assert "Header values can't contain newlines" in record.getMessage()
 
 
 def test_a_candidate_name_with_a_line_break_still_gets_a_one_line_subject(
@@ -209,7 +224,7 @@ def test_a_candidate_name_with_a_line_break_still_gets_a_one_line_subject(
     # Names written before names were one line (core.validators) may hold a break.
     Candidate.objects.filter(pk=overdue.loop.candidate_id).update(name="Casey\nQuinn")
 
-    assert reminders.reminders_send(now=due_at(overdue)) == 3
+    assert remind(due_at(overdue)) == 3
     assert {subject for _, subject in sent()} == {
         f"Scorecard overdue: {i.title} with Casey Quinn" for i in overdue.interviews
     }
@@ -217,26 +232,85 @@ def test_a_candidate_name_with_a_line_break_still_gets_a_one_line_subject(
 
 def test_the_beat_task_sends_the_overdue_reminders_once(overdue: Built) -> None:
     # The interviews ended about three days ago, so every seat is overdue now.
-    assert reminders_task.apply().get() == 3
-    assert reminders_task.apply().get() == 0
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert reminders_task.apply().get() == 3
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert reminders_task.apply().get() == 0
     assert len(mail.outbox) == 3
+    assert OutgoingEmail.objects.filter(kind=REMINDER).count() == 3
+
+
+def test_a_reminder_is_recorded_in_the_outbox_and_sent_from_it(overdue: Built) -> None:
+    now = due_at(overdue)
+
+    with TestCase.captureOnCommitCallbacks(execute=False) as handed_off:
+        assert reminders.reminders_send(now=now) == 3
+
+    # Recorded, nothing sent until the claim commits and the outbox's task runs.
+    emails = list(OutgoingEmail.objects.filter(kind=REMINDER).order_by("user__username"))
+    assert [(e.user.username, e.kind, e.loop_id, e.sent_at) for e in emails] == [
+        (name, REMINDER, overdue.loop.pk, None) for name in ("ines", "omar", "pia")
+    ]
+    assert emails[0].subject == "Scorecard overdue: Interview 1 with Casey Quinn"
+    mail.outbox.clear()  # the panel's invites, queued when the loop was built
+    assert len(handed_off) == 3
+
+    for callback in handed_off:
+        callback()
+
+    assert len(mail.outbox) == 3
+    # Sent: the outbox blanks what it held, so it keeps no names past delivery.
+    reminders_kept = OutgoingEmail.objects.filter(kind=REMINDER)
+    assert not reminders_kept.filter(sent_at=None).exists()
+    assert not reminders_kept.exclude(subject="").exists()
+
+
+def test_a_reminder_the_mail_server_refuses_is_retried_by_the_outbox(
+    overdue: Built, interviewer: User, pia: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    User.objects.filter(pk__in=[pia.pk, overdue.interviews[1].panel.get().user_id]).update(
+        is_active=False
+    )  # one reminder only: Ines's
+    send = locmem.EmailBackend.send_messages
+    tries: list[int] = []
+
+    def flaky(backend: locmem.EmailBackend, messages: Any) -> int:
+        tries.append(len(messages))
+        if len(tries) == 1:
+            raise SMTPServerDisconnected("Connection unexpectedly closed")
+        return send(backend, messages)
+
+    monkeypatch.setattr(locmem.EmailBackend, "send_messages", flaky)
+    # Eager tasks retry in-process, as a worker would later, once failures are not
+    # propagated to the caller (settings propagate them, so tests see other errors).
+    monkeypatch.setitem(celery_app.conf, "task_eager_propagates", False)
+
+    assert remind(due_at(overdue)) == 1
+
+    # The first try failed, the outbox's task retried it, and the second went out.
+    assert tries == [1, 1]
+    assert sent() == [("ines@example.com", "Scorecard overdue: Interview 1 with Casey Quinn")]
+    (email,) = OutgoingEmail.objects.filter(kind=REMINDER)
+    assert email.sent_at is not None
+
+
+def test_running_the_task_twice_sends_one_email_per_seat(overdue: Built) -> None:
+    now = due_at(overdue)
+
+    assert remind(now) == 3
+    assert remind(now) == 0
+
+    assert len(mail.outbox) == 3
+    assert OutgoingEmail.objects.filter(kind=REMINDER).count() == 3
 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_workers_send_one_email_per_seat_per_interval(
-    overdue: Built, monkeypatch: pytest.MonkeyPatch
+    overdue: Built,
 ) -> None:
     need("PostgreSQL", connection.vendor == "postgresql")
     lock = threading.Lock()
-    recorded: list[list[str]] = []
-
-    def record(**kwargs: Any) -> int:
-        with lock:
-            recorded.append(kwargs["recipient_list"])
-        return 1
-
-    monkeypatch.setattr(reminders, "send_mail", record)
     now = due_at(overdue)
 
     def run_workers(at: datetime, workers: int = 4) -> list[int]:
@@ -264,9 +338,10 @@ def test_concurrent_workers_send_one_email_per_seat_per_interval(
         assert failed == []
         return counts
 
+    mail.outbox.clear()  # the panel's invites, sent as the loop was built
     counts = run_workers(now)
     assert sum(counts) == 3
-    assert sorted(to for (to,) in recorded) == [
+    assert sorted(to for to, _ in sent()) == [
         "ines@example.com",
         "omar@example.com",
         "pia@example.com",
@@ -276,12 +351,14 @@ def test_concurrent_workers_send_one_email_per_seat_per_interval(
     assert reminders.reminders_send(now=now) == 0
     assert reminders.reminders_send(now=now + timedelta(hours=1)) == 0
     assert sum(run_workers(now + timedelta(hours=2))) == 0
-    assert len(recorded) == 3
+    assert len(mail.outbox) == 3
+    assert OutgoingEmail.objects.filter(kind=REMINDER).count() == 3
+    assert not OutgoingEmail.objects.filter(kind=REMINDER, sent_at=None).exists()
 
     # The next interval: one more each, however many workers run it.
     assert sum(run_workers(now + timedelta(hours=24))) == 3
-    assert len(recorded) == 6
-    assert sorted(to for (to,) in recorded[3:]) == [
+    assert len(mail.outbox) == 6
+    assert sorted(m.to[0] for m in mail.outbox[3:]) == [
         "ines@example.com",
         "omar@example.com",
         "pia@example.com",
