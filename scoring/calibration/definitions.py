@@ -175,6 +175,36 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         " questions' difficulty: fewer than half of their ratings are on questions that"
         " two or more other interviewers ask. Then no severity is reported.",
     },
+    "interviewers.estimability_group": {
+        "what": "The group of interviewers this one can be compared with, found from the"
+        " design itself (who asked which questions of which candidates): severities are"
+        " comparable within a group. Where a group asks questions no one outside it asks"
+        " (for example each interviewer owns one competency), the group's severity cannot"
+        " be told from those questions' difficulty (model.estimability). Null outside the"
+        " main panel.",
+    },
+    "interviewers.severity_within": {
+        "what": "For an interviewer who is not separable because their group is aliased"
+        " with its questions: their severity relative to the other interviewers of their"
+        " group, who ask the same questions (compared_within names the group). It says"
+        " nothing about the group as a whole, and no flag is drawn from it.",
+        "unit": _POINTS,
+        "sign": "positive: harsher than the group's average interviewer",
+        "interval": "severity_within_ci: severity_within ± 1.96 severity_within_se,"
+        " allowing for the scorecard halo",
+    },
+    "interviewers.compared_within": {
+        "what": "Present where severity_within is: the group (estimability_group) and its"
+        " number of interviewers that severity_within is relative to.",
+    },
+    "model.estimability": {
+        "what": "Directions in which interviewer effects and question effects cannot be"
+        " told apart in this design beyond the usual sum-to-zero constraints"
+        " (aliased_directions; 0: every severity is estimable), found from the null space"
+        " of the model's design (method), and the groups of mutually comparable"
+        " interviewers. The reference group, holding most ratings, is the one whose"
+        " severities are reported.",
+    },
     "interviewers.shared_question_share": {
         "what": "Share of the interviewer's ratings on questions that two or more other"
         " interviewers ask (separable from 0.5).",

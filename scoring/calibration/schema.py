@@ -38,9 +38,12 @@ def interval_of(key: str) -> str:
     return f"[low, high]; null with no estimate. {DEFINITIONS[key]['interval']}"
 
 
-def interval(help_text: str, *, bounds_nullable: bool = False) -> serializers.ListField:
+def interval(
+    help_text: str, *, bounds_nullable: bool = False, required: bool = True
+) -> serializers.ListField:
     """A 95% interval: [low, high], or null where there is no estimate."""
     return serializers.ListField(
+        required=required,
         child=serializers.FloatField(allow_null=bounds_nullable),
         min_length=2,
         max_length=2,
@@ -49,9 +52,12 @@ def interval(help_text: str, *, bounds_nullable: bool = False) -> serializers.Li
     )
 
 
-def number(help_text: str = "") -> serializers.FloatField:
-    """A figure that is null where it is undefined (too few ratings, not estimable)."""
-    return serializers.FloatField(allow_null=True, help_text=help_text)
+def number(help_text: str = "", *, required: bool = True) -> serializers.FloatField:
+    """A figure that is null where it is undefined (too few ratings, not estimable).
+
+    ``required=False`` for keys added after snapshots were first stored.
+    """
+    return serializers.FloatField(allow_null=True, required=required, help_text=help_text)
 
 
 class SnapshotScopeSerializer(serializers.Serializer):
@@ -144,6 +150,34 @@ class ReliabilitySerializer(serializers.Serializer):
     )
 
 
+class EstimabilityGroupSerializer(serializers.Serializer):
+    group = serializers.IntegerField(help_text="interviewers.estimability_group")
+    interviewers = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the interviewers' codes in this snapshot"
+    )
+    reference = serializers.BooleanField(help_text="the group whose severities are reported")
+
+
+class EstimabilitySerializer(serializers.Serializer):
+    aliased_directions = serializers.IntegerField(
+        help_text="aliases beyond the sum-to-zero constraints; 0: every severity is estimable"
+    )
+    method = serializers.ChoiceField(
+        choices=["null space", "components"],
+        help_text="the design's null space, or (largest designs) the interviewer-question"
+        " components only",
+    )
+    groups = EstimabilityGroupSerializer(
+        many=True, help_text="groups of mutually comparable interviewers; empty without aliases"
+    )
+
+
+class ComparedWithinSerializer(serializers.Serializer):
+    group = serializers.IntegerField(help_text="interviewers.estimability_group")
+    interviewers = serializers.IntegerField(help_text="interviewers in the group")
+    relative_to = serializers.CharField(help_text="what severity_within is relative to")
+
+
 class CalibrationModelSerializer(serializers.Serializer):
     mu = number("overall mean of the additive model, in rating points")
     residual_sd = number("residual SD of the additive model, in rating points")
@@ -155,6 +189,7 @@ class CalibrationModelSerializer(serializers.Serializer):
     severity_sd = number(defined("model.severity_sd"))
     halo_sd = number(defined("model.halo_sd"))
     within_sd = number("SD of the residual within a scorecard (see halo_sd), in rating points")
+    estimability = EstimabilitySerializer(required=False, help_text=defined("model.estimability"))
 
 
 class InterviewerCalibrationSerializer(serializers.Serializer):
@@ -187,6 +222,15 @@ class InterviewerCalibrationSerializer(serializers.Serializer):
     separable = serializers.BooleanField(help_text=defined("interviewers.separable"))
     reason = serializers.CharField(
         allow_null=True, help_text="why there is no severity; null when there is"
+    )
+    estimability_group = serializers.IntegerField(
+        required=False, allow_null=True, help_text=defined("interviewers.estimability_group")
+    )
+    severity_within = number(defined("interviewers.severity_within"), required=False)
+    severity_within_se = number("standard error of severity_within", required=False)
+    severity_within_ci = interval(interval_of("interviewers.severity_within"), required=False)
+    compared_within = ComparedWithinSerializer(
+        required=False, allow_null=True, help_text=defined("interviewers.compared_within")
     )
     agreement = number(defined("interviewers.agreement"))
     agreement_n = serializers.IntegerField(help_text="loops with a decision behind agreement")
@@ -326,6 +370,7 @@ def _example() -> dict[str, Any]:
             "mu": 3.2143, "residual_sd": 0.8303, "df_residual": 123, "components": 1,
             "main_component_share": 1.0, "severity_sd": 0.4923, "halo_sd": 0.0,
             "within_sd": 0.9706,
+            "estimability": {"aliased_directions": 0, "method": "null space", "groups": []},
         },
         "interviewers": [
             {
@@ -338,6 +383,8 @@ def _example() -> dict[str, Any]:
                 "severity_reliability": 0.8572, "severity_p": 0.4136, "severity_q": 0.4136,
                 "shared_question_share": 1.0, "comparable": True, "separable": True,
                 "reason": None, "agreement": None, "agreement_n": 0, "flag": None,
+                "estimability_group": 0, "severity_within": None, "severity_within_se": None,
+                "severity_within_ci": None, "compared_within": None,
             }
         ],
         "questions": [

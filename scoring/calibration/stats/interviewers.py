@@ -63,8 +63,11 @@ class _Flags:
 def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Flags:
     """Return the flags of the interviewers of one scope.
 
-    1. Separable: comparable (in the main panel) and at least
-       MIN_SHARED_SHARE of their ratings on shared questions (separability).
+    1. Separable: comparable (in the main panel), not aliased with their
+       questions (in the design's reference group, stats.estimability) and
+       at least MIN_SHARED_SHARE of their ratings on shared questions
+       (separability). Nobody else is tested, shrunk or flagged: a flag
+       never rests on an aliased contrast.
     2. Shrink the separable interviewers' severities toward 0 by reliability.
     3. Test severity = 0 for each with its halo-aware standard error and
        adjust the p-values by Benjamini-Hochberg over the role's eligible
@@ -75,7 +78,11 @@ def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Fl
     n_i = fit.severity.size
     in_main = fit.interviewer_comparable[i]
     shared_share = shared_question_share(i[in_main], qu[in_main], n_i, n_q)
-    separable = fit.interviewer_comparable & (np.nan_to_num(shared_share) >= MIN_SHARED_SHARE)
+    separable = (
+        fit.interviewer_comparable
+        & fit.interviewer_separable
+        & (np.nan_to_num(shared_share) >= MIN_SHARED_SHARE)
+    )
     reported = separable & np.isfinite(fit.severity)
     eligible = reported & (fit.severity_se > 0)
     shrunk = shrink(np.where(reported, fit.severity, np.nan), fit.severity_se)
@@ -106,11 +113,17 @@ def benjamini_hochberg(p: FloatArray) -> FloatArray:
     return out
 
 
-def _reason(comparable: bool, separable: bool, ratings: int) -> str | None:
+def _reason(comparable: bool, separable: bool, ratings: int, aliased: bool = False) -> str | None:
     if ratings == 0:
         return "no ratings"
     if not comparable:
         return "not connected to the main panel (no shared candidates)"
+    if aliased:
+        return (
+            "not separable from their questions: in this design their group of interviewers "
+            "asks questions no one outside the group asks, so the group's severity cannot be "
+            "told from those questions' difficulty; compared within their group instead"
+        )
     if not separable:
         return (
             "not separable from their questions: fewer than half of their ratings are on "
@@ -167,6 +180,14 @@ def interviewer_rows(
     sev_reliability = _column(shrunk.reliability, ndigits)
     p_values, q_values = _column(flags.p, ndigits), _column(flags.q, ndigits)
     shared = _column(flags.shared_share, ndigits)
+    within, within_se = fit.severity_within, fit.severity_within_se
+    within_col, within_se_col = _column(within, ndigits), _column(within_se, ndigits)
+    within_low = _column(within - z * within_se, ndigits)
+    within_high = _column(within + z * within_se, ndigits)
+    group_size = np.bincount(
+        fit.interviewer_group[fit.interviewer_group >= 0],
+        minlength=max(int(fit.interviewer_group.max(initial=-1)) + 1, 0),
+    )
     interviewers = []
     for code, (n_r_i, mean_i, len_i, lo_i, hi_i, len_n, ag, ag_n) in enumerate(
         zip(
@@ -183,6 +204,9 @@ def interviewer_rows(
     ):
         comparable = bool(fit.interviewer_comparable[code])
         separable = bool(flags.separable[code])
+        group = int(fit.interviewer_group[code])
+        aliased = comparable and not bool(fit.interviewer_separable[code])
+        compared = aliased and within_col[code] is not None
         gap_ok = separable or not comparable
         interviewers.append(
             {
@@ -211,7 +235,23 @@ def interviewer_rows(
                 "shared_question_share": shared[code],
                 "comparable": comparable,
                 "separable": separable,
-                "reason": _reason(comparable, separable, n_r_i),
+                "reason": _reason(comparable, separable, n_r_i, aliased),
+                # Estimability from the design (stats.estimability): the group of
+                # interviewers this one is comparable with, and for one aliased
+                # with their questions the severity within that group.
+                "estimability_group": group if group >= 0 else None,
+                "severity_within": within_col[code] if compared else None,
+                "severity_within_se": within_se_col[code] if compared else None,
+                "severity_within_ci": [within_low[code], within_high[code]]
+                if compared and within_low[code] is not None
+                else None,
+                "compared_within": {
+                    "group": group,
+                    "interviewers": int(group_size[group]),
+                    "relative_to": "the other interviewers who ask the same questions",
+                }
+                if compared
+                else None,
                 "agreement": ag,
                 "agreement_n": ag_n,
                 "flag": _flag_word(flags, code),

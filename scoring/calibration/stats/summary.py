@@ -433,12 +433,35 @@ def summarise(
                 "severity_sd": math.sqrt(shrunk.tau2),
                 "halo_sd": math.sqrt(fit.halo_variance),
                 "within_sd": math.sqrt(fit.within_variance),
+                "estimability": _estimability(fit),
             },
             ndigits,
         ),
         "interviewers": interviewers,
         "questions": questions,
         "candidates": candidates,
+    }
+
+
+def _estimability(fit: AdditiveFit) -> dict[str, Any]:
+    """Return the scope's estimability: aliases beyond the sum-to-zero constraints.
+
+    ``groups`` lists, per group of mutually comparable interviewers, its
+    interviewer codes and whether it is the reference (the separable one).
+    """
+    group = fit.interviewer_group
+    groups = [
+        {
+            "group": g,
+            "interviewers": np.flatnonzero(group == g).tolist(),
+            "reference": g == fit.reference_group,
+        }
+        for g in range(int(group.max(initial=-1)) + 1)
+    ]
+    return {
+        "aliased_directions": fit.aliased_directions,
+        "method": fit.estimability_method,
+        "groups": groups if fit.aliased_directions else [],
     }
 
 
