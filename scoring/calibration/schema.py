@@ -178,6 +178,16 @@ class ComparedWithinSerializer(serializers.Serializer):
     relative_to = serializers.CharField(help_text="what severity_within is relative to")
 
 
+class DetectableSeveritySerializer(serializers.Serializer):
+    power = number("the probability of a flag the detectable severity is stated at (0.8)")
+    alpha = number("the per-test level the next flag would need (Benjamini-Hochberg)")
+    median = number("median detectable_severity over the scope's interviewers, in points")
+    interviewers = serializers.IntegerField(help_text="interviewers with a detectable severity")
+    undetectable = serializers.IntegerField(
+        help_text="interviewers with a severity that no size of severity would get flagged"
+    )
+
+
 class CalibrationModelSerializer(serializers.Serializer):
     mu = number("overall mean of the additive model, in rating points")
     residual_sd = number("residual SD of the additive model, in rating points")
@@ -190,6 +200,17 @@ class CalibrationModelSerializer(serializers.Serializer):
     halo_sd = number(defined("model.halo_sd"))
     within_sd = number("SD of the residual within a scorecard (see halo_sd), in rating points")
     estimability = EstimabilitySerializer(required=False, help_text=defined("model.estimability"))
+    interaction_sd = number(defined("model.interaction_sd"), required=False)
+    ceiling_share = number(defined("model.ceiling_share"), required=False)
+    ceiling_warning = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="why severities may be compressed at the top of the scale; null below"
+        " a ceiling_share of 0.3",
+    )
+    detectable_severity = DetectableSeveritySerializer(
+        required=False, help_text=defined("model.detectable_severity")
+    )
 
 
 class InterviewerCalibrationSerializer(serializers.Serializer):
@@ -213,6 +234,9 @@ class InterviewerCalibrationSerializer(serializers.Serializer):
     severity_shrunk = number(defined("interviewers.severity_shrunk"))
     severity_shrunk_ci = interval(interval_of("interviewers.severity_shrunk"))
     severity_reliability = number(defined("interviewers.severity_reliability"))
+    severity_se_robust = number(defined("interviewers.severity_se_robust"), required=False)
+    severity_named_ci = interval(interval_of("interviewers.severity_named_ci"), required=False)
+    detectable_severity = number(defined("interviewers.detectable_severity"), required=False)
     severity_p = number(defined("interviewers.severity_p"))
     severity_q = number(defined("interviewers.severity_q"))
     shared_question_share = number(defined("interviewers.shared_question_share"))
@@ -371,6 +395,11 @@ def _example() -> dict[str, Any]:
             "main_component_share": 1.0, "severity_sd": 0.4923, "halo_sd": 0.0,
             "within_sd": 0.9706,
             "estimability": {"aliased_directions": 0, "method": "null space", "groups": []},
+            "interaction_sd": 0.0, "ceiling_share": 0.1, "ceiling_warning": None,
+            "detectable_severity": {
+                "power": 0.8, "alpha": 0.0071, "median": 0.7402, "interviewers": 7,
+                "undetectable": 0,
+            },
         },
         "interviewers": [
             {
@@ -380,7 +409,9 @@ def _example() -> dict[str, Any]:
                 "leniency": -0.1917, "leniency_ci": [-0.557, 0.1737], "leniency_candidates": 10,
                 "severity": 0.1643, "severity_se": 0.2009, "severity_ci": [-0.2295, 0.5581],
                 "severity_shrunk": 0.1408, "severity_shrunk_ci": [-0.2238, 0.5054],
-                "severity_reliability": 0.8572, "severity_p": 0.4136, "severity_q": 0.4136,
+                "severity_reliability": 0.8572, "severity_se_robust": 0.2009,
+                "severity_named_ci": [-0.2295, 0.5581], "detectable_severity": 0.7402,
+                "severity_p": 0.4136, "severity_q": 0.4136,
                 "shared_question_share": 1.0, "comparable": True, "separable": True,
                 "reason": None, "agreement": None, "agreement_n": 0, "flag": None,
                 "estimability_group": 0, "severity_within": None, "severity_within_se": None,

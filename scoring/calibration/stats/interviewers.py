@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,8 @@ class _Flags:
     q: FloatArray  # Benjamini-Hochberg adjusted over the eligible
     flagged: BoolArray
     shrunk: Shrinkage
+    detectable: FloatArray  # smallest |severity| flagged with 80% probability (NaN: none)
+    alpha: float  # the per-test level behind detectable (BH's next threshold)
 
 
 def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Flags:
@@ -69,7 +72,9 @@ def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Fl
        (separability). Nobody else is tested, shrunk or flagged: a flag
        never rests on an aliased contrast.
     2. Shrink the separable interviewers' severities toward 0 by reliability.
-    3. Test severity = 0 for each with its halo-aware standard error and
+    3. Test severity = 0 for each with its standard error allowing for the
+       scorecard halo and for persistent interviewer x question deviations
+       (severity_se_robust: stats._interaction), and
        adjust the p-values by Benjamini-Hochberg over the role's eligible
        interviewers (false discovery rate FLAG_FDR).
     4. Flag where the adjusted p is at most FLAG_FDR and the shrunk severity
@@ -86,15 +91,81 @@ def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Fl
     reported = separable & np.isfinite(fit.severity)
     eligible = reported & (fit.severity_se > 0)
     shrunk = shrink(np.where(reported, fit.severity, np.nan), fit.severity_se)
+    se = _robust_se(fit)
     p = np.full(n_i, np.nan)
     q = np.full(n_i, np.nan)
     if eligible.any():
-        z = fit.severity[eligible] / fit.severity_se[eligible]
+        z = fit.severity[eligible] / se[eligible]
         p[eligible] = 2.0 * special.ndtr(-np.abs(z))
         q[eligible] = benjamini_hochberg(p[eligible])
     with np.errstate(invalid="ignore"):
         flagged = (q <= FLAG_FDR) & (np.abs(shrunk.shrunk) >= FLAG_MIN_POINTS)
-    return _Flags(reported, separable, shared_share, p, q, flagged, shrunk)
+    detectable, alpha = detectable_severity(
+        np.where(eligible, se, np.nan),
+        shrunk.reliability,
+        int(np.count_nonzero(eligible)),
+        int(np.count_nonzero(np.nan_to_num(q, nan=1.0) <= FLAG_FDR)),
+    )
+    return _Flags(reported, separable, shared_share, p, q, flagged, shrunk, detectable, alpha)
+
+
+def _robust_se(fit: AdditiveFit) -> FloatArray:
+    """Return the severity SE widened for interviewer x question deviations (or the model's)."""
+    if fit.severity_se_robust.size != fit.severity_se.size:
+        return fit.severity_se
+    return np.where(np.isfinite(fit.severity_se_robust), fit.severity_se_robust, fit.severity_se)
+
+
+# The power at which detectable_severity is stated.
+DETECTABLE_POWER = 0.8
+
+
+def detectable_severity(
+    se: FloatArray,
+    reliability: FloatArray,
+    n_tests: int,
+    discoveries: int,
+    fdr: float = FLAG_FDR,
+    min_points: float = FLAG_MIN_POINTS,
+    power: float = DETECTABLE_POWER,
+) -> tuple[FloatArray, float]:
+    """Return per interviewer the smallest |severity| flagged with probability ``power``.
+
+    A flag needs (a) the Benjamini-Hochberg adjusted p at most ``fdr``: for
+    one more discovery beside the ``discoveries`` already made among
+    ``n_tests``, p <= alpha = fdr (discoveries + 1) / n_tests, i.e.
+    |severity| / se >= z_alpha (two-sided); and (b) the shrunk value
+    reliability x severity at least ``min_points``, i.e. |severity| >=
+    min_points / reliability. The estimate is normal around the truth d with
+    SD se, so P(flag) = power when d = se (max(z_alpha, min_points /
+    (reliability se)) + z_power) (the far tail of the wrong sign ignored).
+    NaN where se is missing or reliability is 0 (no severity can be flagged
+    there: the scope sees no spread beyond noise). Returns the values and alpha.
+    """
+    alpha = fdr * (discoveries + 1) / max(n_tests, 1)
+    z_alpha = float(special.ndtri(1.0 - alpha / 2.0))
+    z_power = float(special.ndtri(power))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        needed = np.maximum(z_alpha, min_points / (reliability * se))
+        out = se * (needed + z_power)
+    out = np.where(np.isfinite(out) & (se > 0) & (reliability > 0), out, np.nan)
+    return out, alpha
+
+
+def benjamini_hochberg_across(p_by_scope: list[FloatArray]) -> list[FloatArray]:
+    """Return Benjamini-Hochberg q-values over several scopes' p-values pooled.
+
+    For a role and its levels, whose snapshots test overlapping interviewers:
+    one false discovery rate over every test the role makes, instead of one
+    per snapshot. NaNs (untested) stay NaN; the result is split back per scope.
+    """
+    flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in p_by_scope] or [np.zeros(0)])
+    out = np.full(flat.size, np.nan)
+    tested = np.isfinite(flat)
+    if tested.any():
+        out[tested] = benjamini_hochberg(flat[tested])
+    bounds = np.cumsum([0, *(np.asarray(p).size for p in p_by_scope)])
+    return [out[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def benjamini_hochberg(p: FloatArray) -> FloatArray:
@@ -146,7 +217,7 @@ def interviewer_rows(
     n_i: int,
     n_q: int,
     ndigits: int | None,
-) -> tuple[list[dict[str, Any]], Shrinkage, IntArray]:
+) -> tuple[list[dict[str, Any]], Shrinkage, IntArray, _Flags]:
     """Return one row per interviewer code, the severity shrinkage and the rating counts.
 
     Every interviewer-facing number reads positive = harsher: severity, its
@@ -175,9 +246,14 @@ def interviewer_rows(
     raw, raw_se = fit.severity * hide, fit.severity_se * hide
     sev, sev_se = _column(raw, ndigits), _column(raw_se, ndigits)
     sev_low, sev_high = _column(raw - z * raw_se, ndigits), _column(raw + z * raw_se, ndigits)
+    robust_se = _robust_se(fit) * hide
+    robust_col = _column(robust_se, ndigits)
+    named_low = _column(raw - z * robust_se, ndigits)
+    named_high = _column(raw + z * robust_se, ndigits)
     shrunk_sev = _column(shrunk.shrunk, ndigits)
     shrunk_low, shrunk_high = _column(shrunk.ci_low, ndigits), _column(shrunk.ci_high, ndigits)
     sev_reliability = _column(shrunk.reliability, ndigits)
+    detectable = _column(flags.detectable, ndigits)
     p_values, q_values = _column(flags.p, ndigits), _column(flags.q, ndigits)
     shared = _column(flags.shared_share, ndigits)
     within, within_se = fit.severity_within, fit.severity_within_se
@@ -230,6 +306,16 @@ def interviewer_rows(
                 if shrunk_low[code] is None
                 else [shrunk_low[code], shrunk_high[code]],
                 "severity_reliability": sev_reliability[code],
+                # For a named interviewer: the unshrunk interval, its SE allowing
+                # for interviewer x question deviations; covers each one's own
+                # severity whatever its size (the shrunk one covers on average).
+                "severity_se_robust": robust_col[code],
+                # What this scope could see: the smallest severity flagged with 80%
+                # probability (null where no severity can be flagged).
+                "detectable_severity": detectable[code] if flags.reported[code] else None,
+                "severity_named_ci": None
+                if named_low[code] is None
+                else [named_low[code], named_high[code]],
                 "severity_p": p_values[code],
                 "severity_q": q_values[code],
                 "shared_question_share": shared[code],
@@ -258,7 +344,7 @@ def interviewer_rows(
             }
         )
 
-    return interviewers, shrunk, int_n
+    return interviewers, shrunk, int_n, flags
 
 
 def _negated(value: float | None) -> float | None:

@@ -35,6 +35,7 @@ from scoring.calibration.stats._arrays import (
     _size,
 )
 from scoring.calibration.stats._halo import _Cards, _halo_components, _row_bilinear
+from scoring.calibration.stats._interaction import interaction_variance
 from scoring.calibration.stats._least_squares import _absorbed_fit
 from scoring.calibration.stats.estimability import (
     fully_estimable,
@@ -166,6 +167,10 @@ class AdditiveFit:
     aliased_directions: int = 0
     reference_group: int = -1
     estimability_method: str = "null space"
+    # A persistent interviewer x question deviation (stats._interaction): its
+    # variance, and the severity's SE widened by it (the flags' test uses it).
+    interaction_variance: float = 0.0
+    severity_se_robust: FloatArray = field(default_factory=lambda: np.zeros(0))
 
 
 def panel_components(
@@ -256,6 +261,7 @@ def fit_additive(
             interviewer_separable=np.zeros(n_i, bool),
             severity_within=nans(n_i),
             severity_within_se=nans(n_i),
+            severity_se_robust=nans(n_i),
         )
     n_comp = int(np.unique(cand_label[c]).size)
     c_m, i_m, q_m, y_m, card_m = _kept(cand_label[c] == main, c, i, q, y, card)
@@ -315,9 +321,19 @@ def fit_additive(
         ref = est.separable
         sev_m = np.where(ref, within_m, sev_m)
         sev_se_m = np.where(ref, within_se_m, sev_se_m)
+    residual = (
+        y_m
+        - fit.group_mean[cc]
+        - fit.beta[ic]
+        - fit.beta[n_im + qc]
+        + np.asarray(fit.xbar @ fit.beta).ravel()[cc]
+    )
+    s2_iq, iq_share = interaction_variance(cc, ic, qc, residual, n_im, n_qm, df)
     severity, severity_se = nans(n_i), nans(n_i)
     severity[int_codes] = sev_m
     severity_se[int_codes] = sev_se_m
+    severity_se_robust = nans(n_i)
+    severity_se_robust[int_codes] = np.sqrt(sev_se_m**2 + s2_iq * iq_share)
     severity_within, severity_within_se = nans(n_i), nans(n_i)
     severity_within[int_codes] = within_m
     severity_within_se[int_codes] = within_se_m
@@ -362,6 +378,8 @@ def fit_additive(
         aliased_directions=est.aliased_directions,
         reference_group=est.reference,
         estimability_method=est.method,
+        interaction_variance=s2_iq,
+        severity_se_robust=severity_se_robust,
     )
 
 

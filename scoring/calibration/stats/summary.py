@@ -37,7 +37,7 @@ from scoring.calibration.stats.agreement import (
     _unit_values,
 )
 from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells, g_qk_interval
-from scoring.calibration.stats.interviewers import interviewer_rows
+from scoring.calibration.stats.interviewers import DETECTABLE_POWER, _Flags, interviewer_rows
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
 from scoring.calibration.stats.question_alpha import (
     QUESTION_ALPHA_RESAMPLES,
@@ -60,6 +60,10 @@ LOW_DISCRIMINATION_MIN_PAIRS = 30
 # longer separates candidates at that end; judged only from 10 ratings up.
 CEILING_FLOOR_SHARE = 0.8
 CEILING_FLOOR_MIN_RATINGS = 10
+# When this share of a scope's ratings sit at the top of their scale, the
+# ceiling compresses severities (a harsh interviewer's low ratings still count,
+# a lenient one's high ones cannot go higher): the model says so.
+CEILING_WARNING_SHARE = 0.3
 
 
 def _icc_reason(grid: tuple[int, FloatArray] | None) -> str | None:
@@ -348,7 +352,7 @@ def summarise(
             c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
             scorecard=card_of,
         )  # fmt: skip
-        interviewers, shrunk, int_n = interviewer_rows(
+        interviewers, shrunk, int_n, int_flags = interviewer_rows(
             fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
             ndigits,
         )  # fmt: skip
@@ -367,6 +371,7 @@ def summarise(
     rating_top = top[qu] if rating_scale is None else rating_scale
     at_max = _safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
     at_min = _safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)
+    ceiling_share = float(np.mean(y >= rating_top)) if y.size else math.nan
     low_disc = (disc.with_rest < LOW_DISCRIMINATION) & (
         disc.with_rest_pairs >= LOW_DISCRIMINATION_MIN_PAIRS
     )
@@ -434,12 +439,34 @@ def summarise(
                 "halo_sd": math.sqrt(fit.halo_variance),
                 "within_sd": math.sqrt(fit.within_variance),
                 "estimability": _estimability(fit),
+                "interaction_sd": math.sqrt(fit.interaction_variance),
+                "ceiling_share": ceiling_share,
+                "ceiling_warning": None
+                if not ceiling_share >= CEILING_WARNING_SHARE
+                else f"{ceiling_share:.0%} of ratings are at the top of their scale: severities"
+                " are compressed there, a lenient interviewer cannot show it, and intervals"
+                " may cover less than they say",
+                "detectable_severity": _detectable_summary(int_flags),
             },
             ndigits,
         ),
         "interviewers": interviewers,
         "questions": questions,
         "candidates": candidates,
+    }
+
+
+def _detectable_summary(flags: _Flags) -> dict[str, Any]:
+    """Return what the scope can detect: the median, over interviewers with a severity,
+    of the smallest severity flagged with 80% probability, and at which test level."""
+    values = flags.detectable[np.isfinite(flags.detectable)]
+    reported = int(np.count_nonzero(flags.reported))
+    return {
+        "power": DETECTABLE_POWER,
+        "alpha": flags.alpha,
+        "median": float(np.median(values)) if values.size else None,
+        "interviewers": int(values.size),
+        "undetectable": reported - int(values.size),
     }
 
 
