@@ -290,6 +290,19 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         " measure of a good interviewer.",
         "unit": "proportion",
     },
+    "interviewers.agreement_kappa": {
+        "what": "Cohen's kappa of the interviewer's recommendation (yes or no) with the"
+        " loop's decision: agreement beyond what their own and the decisions' base rates"
+        " give by chance (0: no better than chance, however often they match). Null under"
+        " 5 loops. The interviewer was still part of the panel that decided.",
+        "unit": "-1 to 1",
+    },
+    "interviewers.peer_agreement_kappa": {
+        "what": "Cohen's kappa of the interviewer's recommendation with the majority of the"
+        " other interviewers of the same loop, their own recommendation left out (loops"
+        " where the others tie are skipped). Null under 5 loops.",
+        "unit": "-1 to 1",
+    },
     "interviewers.flag": {
         "what": "harsh or lenient, relative to this scope's interviewers, when severity_q"
         " <= 0.05 (Benjamini-Hochberg over the scope's interviewers, tested with"

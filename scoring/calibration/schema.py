@@ -258,6 +258,14 @@ class InterviewerCalibrationSerializer(serializers.Serializer):
     )
     agreement = number(defined("interviewers.agreement"))
     agreement_n = serializers.IntegerField(help_text="loops with a decision behind agreement")
+    agreement_kappa = number(defined("interviewers.agreement_kappa"), required=False)
+    agreement_kappa_n = serializers.IntegerField(
+        required=False, help_text="loops behind agreement_kappa"
+    )
+    peer_agreement_kappa = number(defined("interviewers.peer_agreement_kappa"), required=False)
+    peer_agreement_n = serializers.IntegerField(
+        required=False, help_text="loops behind peer_agreement_kappa"
+    )
     flag = serializers.ChoiceField(
         choices=["harsh", "lenient"], allow_null=True, help_text=defined("interviewers.flag")
     )
@@ -414,6 +422,8 @@ def _example() -> dict[str, Any]:
                 "severity_p": 0.4136, "severity_q": 0.4136,
                 "shared_question_share": 1.0, "comparable": True, "separable": True,
                 "reason": None, "agreement": None, "agreement_n": 0, "flag": None,
+                "agreement_kappa": None, "agreement_kappa_n": 0,
+                "peer_agreement_kappa": None, "peer_agreement_n": 0,
                 "estimability_group": 0, "severity_within": None, "severity_within_se": None,
                 "severity_within_ci": None, "compared_within": None,
             }

@@ -11,7 +11,11 @@ from scipy import special
 
 from scoring.calibration.stats._arrays import CONFIDENCE, BoolArray, FloatArray, IntArray, _safe_div
 from scoring.calibration.stats._json import _column, _rating_key
-from scoring.calibration.stats.agreement import _agreement_from, recommendation_agreement
+from scoring.calibration.stats.agreement import (
+    _agreement_from,
+    chance_corrected_agreement,
+    recommendation_agreement,
+)
 from scoring.calibration.stats.raters import AdditiveFit, _leniency_from, leniency
 from scoring.calibration.stats.separability import MIN_SHARED_SHARE, shared_question_share
 from scoring.calibration.stats.shrinkage import Shrinkage, shrink
@@ -232,8 +236,13 @@ def interviewer_rows(
         if y.size
         else leniency(lp, i, y, n_interviewers=n_i)
     )
+    nan_i, zero_i = np.full(n_i, np.nan), np.zeros(n_i, dtype=np.int64)
+    kappa, kappa_n, peer, peer_n = nan_i, zero_i, nan_i, zero_i
     if rec is not None and loop_decision is not None and y.size:
         agree, agree_n = _agreement_from(card_loop, card_int, card_of, rec, loop_decision, n_i)
+        chance = chance_corrected_agreement(card_loop, card_int, card_of, rec, loop_decision, n_i)
+        kappa, kappa_n = chance.decision_kappa, chance.decision_n
+        peer, peer_n = chance.peer_kappa, chance.peer_n
     elif rec is not None and loop_decision is not None:
         agree, agree_n = recommendation_agreement(lp, i, rec, loop_decision, n_interviewers=n_i)
     else:
@@ -254,6 +263,7 @@ def interviewer_rows(
     shrunk_low, shrunk_high = _column(shrunk.ci_low, ndigits), _column(shrunk.ci_high, ndigits)
     sev_reliability = _column(shrunk.reliability, ndigits)
     detectable = _column(flags.detectable, ndigits)
+    kappa_col, peer_col = _column(kappa, ndigits), _column(peer, ndigits)
     p_values, q_values = _column(flags.p, ndigits), _column(flags.q, ndigits)
     shared = _column(flags.shared_share, ndigits)
     within, within_se = fit.severity_within, fit.severity_within_se
@@ -340,6 +350,12 @@ def interviewer_rows(
                 else None,
                 "agreement": ag,
                 "agreement_n": ag_n,
+                # Chance-corrected (Cohen's kappa): with the decision, and with the
+                # majority of the same loop's other interviewers, their own vote left out.
+                "agreement_kappa": kappa_col[code],
+                "agreement_kappa_n": int(kappa_n[code]),
+                "peer_agreement_kappa": peer_col[code],
+                "peer_agreement_n": int(peer_n[code]),
                 "flag": _flag_word(flags, code),
             }
         )
