@@ -340,6 +340,14 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "interval": "krippendorff_alpha_ci95: 95% bootstrap over loops (1,000 resamples),"
         " widened for the chance of drawing other interviewers",
     },
+    "reliability.krippendorff_alpha_headline": {
+        "what": "The alpha a page may headline: krippendorff_alpha, with ordinal and"
+        " interval null where the typical question has fewer than 40 pairable ratings"
+        " (pairable_ratings_per_question). Each question's disagreement is judged against"
+        " its own spread, which so few ratings estimate too narrowly: those levels read"
+        " low and their intervals cover less than 95% (82% at 18 ratings a question).",
+        "unit": "1 perfect agreement, 0 no better than chance",
+    },
     "reliability.krippendorff_alpha_pooled": {
         "what": "Deprecated: Krippendorff's alpha over all questions pooled, the headline"
         " before stratification. Counts differences in question difficulty as agreement and"

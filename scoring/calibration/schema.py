@@ -128,6 +128,17 @@ class ReliabilitySerializer(serializers.Serializer):
     krippendorff_alpha_ci95 = AlphaIntervalsSerializer(
         help_text=DEFINITIONS["reliability.krippendorff_alpha"]["interval"]
     )
+    krippendorff_alpha_headline = AlphaLevelsSerializer(
+        required=False, help_text=defined("reliability.krippendorff_alpha_headline")
+    )
+    krippendorff_alpha_headline_reason = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="why ordinal and interval alpha are not headlined; null when they are",
+    )
+    pairable_ratings_per_question = number(
+        "pairable ratings of the typical question (ratings-weighted median)", required=False
+    )
     krippendorff_alpha_pooled = AlphaLevelsSerializer(
         help_text=defined("reliability.krippendorff_alpha_pooled")
     )
@@ -385,6 +396,12 @@ def _example() -> dict[str, Any]:
             "krippendorff_alpha_pooled": {
                 "nominal": -0.0345, "ordinal": 0.2979, "interval": 0.3144,
             },
+            "krippendorff_alpha_headline": {"nominal": -0.0273, "ordinal": None, "interval": None},
+            "krippendorff_alpha_headline_reason": "the typical question has 20 ratings shared"
+            " with another interviewer, fewer than 40: ordinal and interval alpha judge each"
+            " question against its own spread, which so few ratings estimate too narrowly, so"
+            " they read low and their intervals cover less than 95%",
+            "pairable_ratings_per_question": 20.0,
             "pairable_units": 20,
             "fleiss_kappa": -0.0419,
             "fleiss_kappa_reason": None,
