@@ -28,9 +28,10 @@ def test_small_questions_get_no_ordinal_or_interval_headline_and_say_why() -> No
     headline = reliability["krippendorff_alpha_headline"]
     assert headline["ordinal"] is None and headline["interval"] is None
     assert headline["nominal"] == reliability["krippendorff_alpha"]["nominal"]
-    assert f"fewer than {MIN_PAIRABLE_PER_QUESTION}" in reliability[
-        "krippendorff_alpha_headline_reason"
-    ]
+    assert (
+        f"fewer than {MIN_PAIRABLE_PER_QUESTION}"
+        in reliability["krippendorff_alpha_headline_reason"]
+    )
     # The values themselves stay where they were, for older readers.
     assert reliability["krippendorff_alpha"]["ordinal"] is not None
 
