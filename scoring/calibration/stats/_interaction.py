@@ -47,7 +47,13 @@ def interaction_variance(
     if n == 0 or df <= 0:
         return 0.0, share
     cell_key = interviewer.astype(np.int64) * n_q + question
-    cells, cell = np.unique(cell_key, return_inverse=True)
+    if n_i * n_q <= 4 * n + 1_000_000:  # dense keys: a bincount instead of a sort
+        present = np.bincount(cell_key, minlength=n_i * n_q) > 0
+        cells = np.flatnonzero(present)
+        code = np.cumsum(present) - 1
+        cell = code[cell_key]
+    else:
+        cells, cell = np.unique(cell_key, return_inverse=True)
     n_k = np.bincount(cell).astype(np.float64)
     sums = np.bincount(cell, residual)
     between = float(np.sum(sums * sums / n_k))
