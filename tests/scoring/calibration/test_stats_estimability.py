@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scoring.calibration import stats
+from scoring.calibration.stats import _least_squares
 from scoring.calibration.stats.estimability import (
     groups_from_components,
     groups_from_null_basis,
@@ -134,3 +135,17 @@ def test_specialists_under_the_null_flag_no_roster() -> None:
         rows = stats.summarise(c, i, q, rating, bootstrap_resamples=0)["interviewers"]
         flagged += any(row["flag"] for row in rows)
     assert flagged == 0  # issue 33 saw 59% of such rosters flagged
+
+
+def test_designs_too_large_for_the_dense_null_space_use_the_components(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_least_squares, "MAX_DENSE_PARAMETERS", 4)  # the iterative path
+    c, i, q, rating = _specialists(3, groups=3)
+    result = stats.summarise(c, i, q, rating, bootstrap_resamples=0)
+    estimability = result["model"]["estimability"]
+    assert estimability["method"] == "components" and estimability["aliased_directions"] == 2
+    assert [g["interviewers"] for g in estimability["groups"]] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    rows = result["interviewers"]
+    assert all(row["flag"] is None and row["severity"] is None for row in rows)
+    assert all(row["severity_within_se"] > 0 for row in rows)
