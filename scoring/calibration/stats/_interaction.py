@@ -65,7 +65,7 @@ def interaction_variance(
     pair, pair_n = np.unique(candidate.astype(np.int64) * cells.size + cell, return_counts=True)
     pair_c, pair_k = pair // cells.size, pair % cells.size
     pair_sq = pair_n.astype(np.float64) ** 2
-    a = cells.size - (np.count_nonzero(n_int) + np.count_nonzero(n_que) - 1)
+    a = float(cells.size - (np.count_nonzero(n_int) + np.count_nonzero(n_que) - 1))
     a -= float(np.sum(pair_sq / (n_c[pair_c] * n_k[pair_k])))
     b = n - float(np.sum(pair_sq / n_c[pair_c]))
     b -= float(np.sum(n_k**2 * (1.0 / n_int[cell_i] + 1.0 / n_que[cell_q])))
