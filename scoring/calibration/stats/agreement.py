@@ -35,6 +35,7 @@ from scoring.calibration.stats._arrays import (
     _stable_order,
     _unique_inverse,
 )
+from scoring.calibration.stats._bootstrap import count_weight_blocks
 
 Level = Literal["nominal", "ordinal", "interval"]
 
@@ -232,15 +233,8 @@ def _bootstrap_interval(
         results.append(_resample_alphas(weights @ kinds))
     else:
         # Keep each block's weight matrix near 32 MB.
-        block = max(1, min(resamples, 4_000_000 // n_units))
-        done = 0
-        while done < resamples:
-            b = min(block, resamples - done)
-            draws = rng.integers(0, n_units, size=(b, n_units))
-            draws += np.arange(b, dtype=np.int64)[:, None] * n_units
-            weights = np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units)
+        for weights in count_weight_blocks(rng, n_units, resamples, 4_000_000):
             results.append(_resample_alphas(weights @ per_unit))
-            done += b
     alphas = np.concatenate(results)
     if alphas.size < 2:
         return None
