@@ -166,14 +166,87 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         " question + noise, fitted by least squares over all ratings, candidates fixed:"
         " the raw estimate. Null when not separable from their questions.",
         "unit": _POINTS,
-        "sign": "positive: harsher than the average interviewer",
+        "sign": "positive: harsher than the average of this scope's interviewers (not an"
+        " absolute standard: in a scope of harsh interviewers the harshest reads harsh)",
         "interval": "severity_ci: severity ± 1.96 severity_se, the standard error allowing"
         " for the halo shared by one scorecard's ratings (model.halo_sd)",
     },
     "interviewers.separable": {
-        "what": "False when the interviewer's severity cannot be told apart from their"
-        " questions' difficulty: fewer than half of their ratings are on questions that"
-        " two or more other interviewers ask. Then no severity is reported.",
+        "what": "False when this design cannot tell the interviewer's severity apart from"
+        " their questions' difficulty: their group is aliased with its questions"
+        " (estimability_group, model.estimability), or fewer than half of their ratings"
+        " are on questions that two or more other interviewers ask. Then no severity is"
+        " reported. True says only that the design can estimate a severity relative to"
+        " this scope's interviewers, not that the estimate is right: read its interval.",
+    },
+    "interviewers.estimability_group": {
+        "what": "The group of interviewers this one can be compared with, found from the"
+        " design itself (who asked which questions of which candidates): severities are"
+        " comparable within a group. Where a group asks questions no one outside it asks"
+        " (for example each interviewer owns one competency), the group's severity cannot"
+        " be told from those questions' difficulty (model.estimability). Null outside the"
+        " main panel.",
+    },
+    "interviewers.severity_within": {
+        "what": "For an interviewer who is not separable because their group is aliased"
+        " with its questions: their severity relative to the other interviewers of their"
+        " group, who ask the same questions (compared_within names the group). It says"
+        " nothing about the group as a whole, and no flag is drawn from it.",
+        "unit": _POINTS,
+        "sign": "positive: harsher than the group's average interviewer",
+        "interval": "severity_within_ci: severity_within ± 1.96 severity_within_se,"
+        " allowing for the scorecard halo",
+    },
+    "interviewers.compared_within": {
+        "what": "Present where severity_within is: the group (estimability_group) and its"
+        " number of interviewers that severity_within is relative to.",
+    },
+    "model.estimability": {
+        "what": "Directions in which interviewer effects and question effects cannot be"
+        " told apart in this design beyond the usual sum-to-zero constraints"
+        " (aliased_directions; 0: every severity is estimable), found from the null space"
+        " of the model's design (method), and the groups of mutually comparable"
+        " interviewers. The reference group, holding most ratings, is the one whose"
+        " severities are reported.",
+    },
+    "interviewers.severity_se_robust": {
+        "what": "severity_se widened for persistent interviewer x question deviations (an"
+        " interviewer who always rates one question differently; model.interaction_sd):"
+        " the standard error the flags are tested with.",
+        "unit": _POINTS,
+    },
+    "interviewers.severity_named_ci": {
+        "what": "The interval to show beside a named (flagged) interviewer: severity ±"
+        " 1.96 severity_se_robust, unshrunk. Unlike severity_shrunk_ci it covers each"
+        " interviewer's own severity about 95% of the time however far from the average"
+        " they are; severity_shrunk stays the point estimate.",
+        "unit": _POINTS,
+        "interval": "severity_named_ci: severity ± 1.96 severity_se_robust",
+    },
+    "interviewers.detectable_severity": {
+        "what": "The smallest severity (either sign) this scope would flag for this"
+        " interviewer with 80% probability, given their standard error, the scope's"
+        " Benjamini-Hochberg threshold and the 0.2-point minimum. Where no flag is shown,"
+        " a severity smaller than this could have gone unseen. Null where none can be"
+        " flagged (no spread between interviewers beyond noise).",
+        "unit": _POINTS,
+    },
+    "model.detectable_severity": {
+        "what": "What the scope can see: the median over its interviewers of"
+        " detectable_severity (power 0.8, at the per-test level alpha that the next flag"
+        " would need), how many interviewers have one and how many could not be flagged"
+        " at any severity.",
+        "unit": _POINTS,
+    },
+    "model.interaction_sd": {
+        "what": "Estimated SD of persistent interviewer x question deviations (method of"
+        " moments on the additive model's residuals); 0 when none is seen.",
+        "unit": _POINTS,
+    },
+    "model.ceiling_share": {
+        "what": "Share of the scope's ratings at the top of their scale. From 0.3 a"
+        " ceiling_warning says severities are compressed and intervals may cover less.",
+        "unit": "proportion",
     },
     "interviewers.shared_question_share": {
         "what": "Share of the interviewer's ratings on questions that two or more other"
@@ -184,16 +257,25 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "what": "Two-sided p-value of severity = 0 (severity / severity_se, normal).",
     },
     "interviewers.severity_q": {
-        "what": "severity_p adjusted by Benjamini-Hochberg over the scope's interviewers:"
-        " flag only at 0.05 or less, so at most 5% of flags are expected to be false.",
+        "what": "severity_p adjusted by Benjamini-Hochberg over the scope's interviewers."
+        " Flags need 0.05 or less: over many scopes and runs, about 5% or fewer of the"
+        " flags raised would be expected to fall on interviewers whose true severity is"
+        " 0 if the model held. It is a property of the procedure, not a chance that any"
+        " one named interviewer is wrongly flagged. Each snapshot (a role, each of its"
+        " levels) adjusts on its own, so across a role and its levels more flags are"
+        " false than that: read level snapshots as exploratory.",
     },
     "interviewers.severity_shrunk": {
         "what": "Severity multiplied by its reliability: a thinly rated interviewer's"
-        " estimate, mostly noise, is pulled toward the average (0).",
+        " estimate, mostly noise, is pulled toward this scope's average (0). The best"
+        " single number on average, but pulled in most for the interviewers furthest"
+        " from the average.",
         "unit": _POINTS,
-        "sign": "positive: harsher than the average interviewer",
+        "sign": "positive: harsher than the average of this scope's interviewers",
         "interval": "severity_shrunk_ci: 95% empirical Bayes interval, given the role's"
-        " spread of severities (model.severity_sd)",
+        " spread of severities (model.severity_sd): it covers about 95% of the scope's"
+        " interviewers on average, less for those far from the average; beside a named"
+        " interviewer show severity_named_ci",
     },
     "interviewers.severity_reliability": {
         "what": "tau² / (tau² + severity_se²): the share of the estimate's variance that is"
@@ -202,13 +284,33 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
     },
     "interviewers.agreement": {
         "what": "Share of the interviewer's loops with a decision where their"
-        " recommendation (yes or no) matched it.",
+        " recommendation (yes or no) matched it. Not chance-corrected, and the"
+        " interviewer was part of the panel that decided: where most decisions are no"
+        " hire, an interviewer who says no to everyone scores highest. It is not a"
+        " measure of a good interviewer.",
         "unit": "proportion",
     },
+    "interviewers.agreement_kappa": {
+        "what": "Cohen's kappa of the interviewer's recommendation (yes or no) with the"
+        " loop's decision: agreement beyond what their own and the decisions' base rates"
+        " give by chance (0: no better than chance, however often they match). Null under"
+        " 5 loops. The interviewer was still part of the panel that decided.",
+        "unit": "-1 to 1",
+    },
+    "interviewers.peer_agreement_kappa": {
+        "what": "Cohen's kappa of the interviewer's recommendation with the majority of the"
+        " other interviewers of the same loop, their own recommendation left out (loops"
+        " where the others tie are skipped). Null under 5 loops.",
+        "unit": "-1 to 1",
+    },
     "interviewers.flag": {
-        "what": "harsh or lenient when severity_q <= 0.05 (false discovery rate 5% across"
-        " the scope's interviewers) and |severity_shrunk| >= 0.2 points; harsh when"
-        " severity_shrunk is positive. Never for interviewers who are not separable.",
+        "what": "harsh or lenient, relative to this scope's interviewers, when severity_q"
+        " <= 0.05 (Benjamini-Hochberg over the scope's interviewers, tested with"
+        " severity_se_robust) and |severity_shrunk| >= 0.2 points; harsh when"
+        " severity_shrunk is positive. A prompt for a conversation, not a finding about"
+        " the person. Never for interviewers who are not separable. No flag means the"
+        " data did not show one, not that the interviewer is calibrated: see"
+        " detectable_severity.",
     },
     "questions.discrimination": {
         "what": "Correlation of the question's rating with the candidate's mean on the"
@@ -238,6 +340,14 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "interval": "krippendorff_alpha_ci95: 95% bootstrap over loops (1,000 resamples),"
         " widened for the chance of drawing other interviewers",
     },
+    "reliability.krippendorff_alpha_headline": {
+        "what": "The alpha a page may headline: krippendorff_alpha, with ordinal and"
+        " interval null where the typical question has fewer than 40 pairable ratings"
+        " (pairable_ratings_per_question). Each question's disagreement is judged against"
+        " its own spread, which so few ratings estimate too narrowly: those levels read"
+        " low and their intervals cover less than 95% (82% at 18 ratings a question).",
+        "unit": "1 perfect agreement, 0 no better than chance",
+    },
     "reliability.krippendorff_alpha_pooled": {
         "what": "Deprecated: Krippendorff's alpha over all questions pooled, the headline"
         " before stratification. Counts differences in question difficulty as agreement and"
@@ -251,7 +361,11 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
     "reliability.g_qk": {
         "what": "Reliability of a typical panel's raw mean score (Putka et al. 2008), from"
         " the variance components of the crossed model. It describes raw panel means, as"
-        " rated: not the score adjusted for severity.",
+        " rated: not the score adjusted for severity. Why it can read good while alpha"
+        " reads poor for the same panel: alpha asks whether two interviewers give one"
+        " answer the same rating (each rating alone), G(q,k) whether a whole panel's mean"
+        " ranks candidates consistently, and averaging many ratings cancels much of the"
+        " disagreement alpha sees.",
         "unit": f"0 to 1; {bands_text(G_QK)}",
     },
     "reliability.icc": {

@@ -38,9 +38,12 @@ def interval_of(key: str) -> str:
     return f"[low, high]; null with no estimate. {DEFINITIONS[key]['interval']}"
 
 
-def interval(help_text: str, *, bounds_nullable: bool = False) -> serializers.ListField:
+def interval(
+    help_text: str, *, bounds_nullable: bool = False, required: bool = True
+) -> serializers.ListField:
     """A 95% interval: [low, high], or null where there is no estimate."""
     return serializers.ListField(
+        required=required,
         child=serializers.FloatField(allow_null=bounds_nullable),
         min_length=2,
         max_length=2,
@@ -49,9 +52,12 @@ def interval(help_text: str, *, bounds_nullable: bool = False) -> serializers.Li
     )
 
 
-def number(help_text: str = "") -> serializers.FloatField:
-    """A figure that is null where it is undefined (too few ratings, not estimable)."""
-    return serializers.FloatField(allow_null=True, help_text=help_text)
+def number(help_text: str = "", *, required: bool = True) -> serializers.FloatField:
+    """A figure that is null where it is undefined (too few ratings, not estimable).
+
+    ``required=False`` for keys added after snapshots were first stored.
+    """
+    return serializers.FloatField(allow_null=True, required=required, help_text=help_text)
 
 
 class SnapshotScopeSerializer(serializers.Serializer):
@@ -122,6 +128,17 @@ class ReliabilitySerializer(serializers.Serializer):
     krippendorff_alpha_ci95 = AlphaIntervalsSerializer(
         help_text=DEFINITIONS["reliability.krippendorff_alpha"]["interval"]
     )
+    krippendorff_alpha_headline = AlphaLevelsSerializer(
+        required=False, help_text=defined("reliability.krippendorff_alpha_headline")
+    )
+    krippendorff_alpha_headline_reason = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="why ordinal and interval alpha are not headlined; null when they are",
+    )
+    pairable_ratings_per_question = number(
+        "pairable ratings of the typical question (ratings-weighted median)", required=False
+    )
     krippendorff_alpha_pooled = AlphaLevelsSerializer(
         help_text=defined("reliability.krippendorff_alpha_pooled")
     )
@@ -144,6 +161,44 @@ class ReliabilitySerializer(serializers.Serializer):
     )
 
 
+class EstimabilityGroupSerializer(serializers.Serializer):
+    group = serializers.IntegerField(help_text="interviewers.estimability_group")
+    interviewers = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the interviewers' codes in this snapshot"
+    )
+    reference = serializers.BooleanField(help_text="the group whose severities are reported")
+
+
+class EstimabilitySerializer(serializers.Serializer):
+    aliased_directions = serializers.IntegerField(
+        help_text="aliases beyond the sum-to-zero constraints; 0: every severity is estimable"
+    )
+    method = serializers.ChoiceField(
+        choices=["null space", "components"],
+        help_text="the design's null space, or (largest designs) the interviewer-question"
+        " components only",
+    )
+    groups = EstimabilityGroupSerializer(
+        many=True, help_text="groups of mutually comparable interviewers; empty without aliases"
+    )
+
+
+class ComparedWithinSerializer(serializers.Serializer):
+    group = serializers.IntegerField(help_text="interviewers.estimability_group")
+    interviewers = serializers.IntegerField(help_text="interviewers in the group")
+    relative_to = serializers.CharField(help_text="what severity_within is relative to")
+
+
+class DetectableSeveritySerializer(serializers.Serializer):
+    power = number("the probability of a flag the detectable severity is stated at (0.8)")
+    alpha = number("the per-test level the next flag would need (Benjamini-Hochberg)")
+    median = number("median detectable_severity over the scope's interviewers, in points")
+    interviewers = serializers.IntegerField(help_text="interviewers with a detectable severity")
+    undetectable = serializers.IntegerField(
+        help_text="interviewers with a severity that no size of severity would get flagged"
+    )
+
+
 class CalibrationModelSerializer(serializers.Serializer):
     mu = number("overall mean of the additive model, in rating points")
     residual_sd = number("residual SD of the additive model, in rating points")
@@ -155,6 +210,18 @@ class CalibrationModelSerializer(serializers.Serializer):
     severity_sd = number(defined("model.severity_sd"))
     halo_sd = number(defined("model.halo_sd"))
     within_sd = number("SD of the residual within a scorecard (see halo_sd), in rating points")
+    estimability = EstimabilitySerializer(required=False, help_text=defined("model.estimability"))
+    interaction_sd = number(defined("model.interaction_sd"), required=False)
+    ceiling_share = number(defined("model.ceiling_share"), required=False)
+    ceiling_warning = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="why severities may be compressed at the top of the scale; null below"
+        " a ceiling_share of 0.3",
+    )
+    detectable_severity = DetectableSeveritySerializer(
+        required=False, help_text=defined("model.detectable_severity")
+    )
 
 
 class InterviewerCalibrationSerializer(serializers.Serializer):
@@ -178,6 +245,9 @@ class InterviewerCalibrationSerializer(serializers.Serializer):
     severity_shrunk = number(defined("interviewers.severity_shrunk"))
     severity_shrunk_ci = interval(interval_of("interviewers.severity_shrunk"))
     severity_reliability = number(defined("interviewers.severity_reliability"))
+    severity_se_robust = number(defined("interviewers.severity_se_robust"), required=False)
+    severity_named_ci = interval(interval_of("interviewers.severity_named_ci"), required=False)
+    detectable_severity = number(defined("interviewers.detectable_severity"), required=False)
     severity_p = number(defined("interviewers.severity_p"))
     severity_q = number(defined("interviewers.severity_q"))
     shared_question_share = number(defined("interviewers.shared_question_share"))
@@ -188,8 +258,25 @@ class InterviewerCalibrationSerializer(serializers.Serializer):
     reason = serializers.CharField(
         allow_null=True, help_text="why there is no severity; null when there is"
     )
+    estimability_group = serializers.IntegerField(
+        required=False, allow_null=True, help_text=defined("interviewers.estimability_group")
+    )
+    severity_within = number(defined("interviewers.severity_within"), required=False)
+    severity_within_se = number("standard error of severity_within", required=False)
+    severity_within_ci = interval(interval_of("interviewers.severity_within"), required=False)
+    compared_within = ComparedWithinSerializer(
+        required=False, allow_null=True, help_text=defined("interviewers.compared_within")
+    )
     agreement = number(defined("interviewers.agreement"))
     agreement_n = serializers.IntegerField(help_text="loops with a decision behind agreement")
+    agreement_kappa = number(defined("interviewers.agreement_kappa"), required=False)
+    agreement_kappa_n = serializers.IntegerField(
+        required=False, help_text="loops behind agreement_kappa"
+    )
+    peer_agreement_kappa = number(defined("interviewers.peer_agreement_kappa"), required=False)
+    peer_agreement_n = serializers.IntegerField(
+        required=False, help_text="loops behind peer_agreement_kappa"
+    )
     flag = serializers.ChoiceField(
         choices=["harsh", "lenient"], allow_null=True, help_text=defined("interviewers.flag")
     )
@@ -309,6 +396,12 @@ def _example() -> dict[str, Any]:
             "krippendorff_alpha_pooled": {
                 "nominal": -0.0345, "ordinal": 0.2979, "interval": 0.3144,
             },
+            "krippendorff_alpha_headline": {"nominal": -0.0273, "ordinal": None, "interval": None},
+            "krippendorff_alpha_headline_reason": "the typical question has 20 ratings shared"
+            " with another interviewer, fewer than 40: ordinal and interval alpha judge each"
+            " question against its own spread, which so few ratings estimate too narrowly, so"
+            " they read low and their intervals cover less than 95%",
+            "pairable_ratings_per_question": 20.0,
             "pairable_units": 20,
             "fleiss_kappa": -0.0419,
             "fleiss_kappa_reason": None,
@@ -326,6 +419,12 @@ def _example() -> dict[str, Any]:
             "mu": 3.2143, "residual_sd": 0.8303, "df_residual": 123, "components": 1,
             "main_component_share": 1.0, "severity_sd": 0.4923, "halo_sd": 0.0,
             "within_sd": 0.9706,
+            "estimability": {"aliased_directions": 0, "method": "null space", "groups": []},
+            "interaction_sd": 0.0, "ceiling_share": 0.1, "ceiling_warning": None,
+            "detectable_severity": {
+                "power": 0.8, "alpha": 0.0071, "median": 0.7402, "interviewers": 7,
+                "undetectable": 0,
+            },
         },
         "interviewers": [
             {
@@ -335,9 +434,15 @@ def _example() -> dict[str, Any]:
                 "leniency": -0.1917, "leniency_ci": [-0.557, 0.1737], "leniency_candidates": 10,
                 "severity": 0.1643, "severity_se": 0.2009, "severity_ci": [-0.2295, 0.5581],
                 "severity_shrunk": 0.1408, "severity_shrunk_ci": [-0.2238, 0.5054],
-                "severity_reliability": 0.8572, "severity_p": 0.4136, "severity_q": 0.4136,
+                "severity_reliability": 0.8572, "severity_se_robust": 0.2009,
+                "severity_named_ci": [-0.2295, 0.5581], "detectable_severity": 0.7402,
+                "severity_p": 0.4136, "severity_q": 0.4136,
                 "shared_question_share": 1.0, "comparable": True, "separable": True,
                 "reason": None, "agreement": None, "agreement_n": 0, "flag": None,
+                "agreement_kappa": None, "agreement_kappa_n": 0,
+                "peer_agreement_kappa": None, "peer_agreement_n": 0,
+                "estimability_group": 0, "severity_within": None, "severity_within_se": None,
+                "severity_within_ci": None, "compared_within": None,
             }
         ],
         "questions": [

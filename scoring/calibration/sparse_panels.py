@@ -293,6 +293,8 @@ def simulate_sparse_panels(
     solo_private_share: float = 1.0,
     solo_easiness_shift: float = 0.0,
     scale_max: int = 4,
+    interaction_sd: float = 0.0,
+    centre_shift: float = 0.0,
 ) -> SparsePanels:
     """Return one simulated roster of a role: sparse panels with planted truths.
 
@@ -325,7 +327,11 @@ def simulate_sparse_panels(
     5. Ratings: clip(round(latent), 1, scale_max) with latent = centre +
        ability + easiness - severity + halo (N(0, halo_sd), one per
        scorecard) + noise (N(0, noise_sd), one per rating), centre the
-       scale's midpoint.
+       scale's midpoint plus ``centre_shift`` (positive: ratings pile at the
+       top of the scale, a ceiling). With ``interaction_sd`` each
+       (interviewer, question) pair adds a persistent deviation
+       N(0, interaction_sd) to every rating it gives (drawn last, so the
+       other draws are those of a roster without it).
     6. Centre the truths on the model's scale (see SparsePanels) and mark
        the interviewers none of whose questions anyone else asked.
 
@@ -347,6 +353,7 @@ def simulate_sparse_panels(
             "easiness_sd": easiness_sd,
             "halo_sd": halo_sd,
             "noise_sd": noise_sd,
+            "interaction_sd": interaction_sd,
         },
         workload_concentration=workload_concentration,
         solo_easiness_shift=solo_easiness_shift,
@@ -419,7 +426,7 @@ def simulate_sparse_panels(
     interviewer = card_interviewer[scorecard]
     question = asked.ravel()
     halo = rng.normal(0.0, halo_sd, n_cards)
-    centre = (1.0 + scale_max) / 2.0
+    centre = (1.0 + scale_max) / 2.0 + centre_shift
     latent = (
         centre
         + ability[candidate]
@@ -428,6 +435,9 @@ def simulate_sparse_panels(
         + halo[scorecard]
         + rng.normal(0.0, noise_sd, scorecard.size)
     )
+    if interaction_sd > 0:
+        deviation = rng.normal(0.0, interaction_sd, (n_interviewers, n_q))
+        latent = latent + deviation[interviewer, question]
     rating = np.clip(np.round(latent), 1, scale_max).astype(np.float64)
     spread = math.hypot(halo_sd, noise_sd)
 
@@ -483,3 +493,92 @@ def _distinct_pairs(
     """Return the distinct (question, interviewer) pairs as two parallel arrays."""
     key = np.unique(question * n_interviewers + interviewer)
     return key // n_interviewers, key % n_interviewers
+
+
+# --------------------------------------------------------------------------
+# Specialists (issue 33)
+# --------------------------------------------------------------------------
+
+
+def simulate_specialists(
+    rng: np.random.Generator,
+    *,
+    n_candidates: int = 60,
+    n_competencies: int = 2,
+    interviewers_per_competency: int = 3,
+    questions_per_competency: int = 3,
+    questions_per_interview: int = 2,
+    competency_sd: float = 0.5,
+    severity: npt.ArrayLike | None = None,
+    ability_sd: float = 0.8,
+    halo_sd: float = 0.35,
+    noise_sd: float = 0.55,
+    scale_max: int = 5,
+) -> SparsePanels:
+    """Return a roster where each interviewer owns one competency's questions.
+
+    The commonest real design (issue 33): each candidate meets one
+    interviewer of every competency (panels of ``n_competencies``), who asks
+    ``questions_per_interview`` of that competency's questions. Competencies
+    differ in difficulty (N(0, competency_sd) per competency, shared by its
+    questions); interviewers' severities are ``severity`` (default: all 0,
+    the null). Interviewer j of competency k has code
+    k * interviewers_per_competency + j; its questions are k *
+    questions_per_competency + 0..questions_per_competency - 1. Ratings
+    clip(round(latent), 1, scale_max) as in simulate_sparse_panels; truths
+    are centred the same way, ``severity_points`` is ``severity`` centred.
+    """
+    n_i = n_competencies * interviewers_per_competency
+    if questions_per_interview > questions_per_competency:
+        raise ValueError("questions_per_interview cannot exceed questions_per_competency")
+    true_severity = (
+        np.zeros(n_i) if severity is None else np.asarray(severity, dtype=np.float64).copy()
+    )
+    if true_severity.shape != (n_i,):
+        raise ValueError(f"severity must give {n_i} values, got shape {true_severity.shape}")
+    ability = rng.normal(0.0, ability_sd, n_candidates)
+    easiness = np.repeat(rng.normal(0.0, competency_sd, n_competencies), questions_per_competency)
+    who = rng.integers(0, interviewers_per_competency, (n_candidates, n_competencies))
+    card_interviewer = (who + interviewers_per_competency * np.arange(n_competencies)).ravel()
+    card_candidate = np.repeat(np.arange(n_candidates, dtype=np.int64), n_competencies)
+    competency = card_interviewer // interviewers_per_competency
+    picks = _distinct_rows(
+        rng, card_interviewer.size, questions_per_interview, questions_per_competency
+    )
+    asked = competency[:, None] * questions_per_competency + picks
+    scorecard = np.repeat(np.arange(card_interviewer.size, dtype=np.int64), questions_per_interview)
+    candidate, interviewer, question = (
+        card_candidate[scorecard],
+        card_interviewer[scorecard].astype(np.int64),
+        asked.ravel().astype(np.int64),
+    )
+    halo = rng.normal(0.0, halo_sd, card_interviewer.size)
+    centre = (1.0 + scale_max) / 2.0
+    latent = (
+        centre
+        + ability[candidate]
+        + easiness[question]
+        - true_severity[interviewer]
+        + halo[scorecard]
+        + rng.normal(0.0, noise_sd, scorecard.size)
+    )
+    rating = np.clip(np.round(latent), 1, scale_max).astype(np.float64)
+    sev_shift, eas_shift = float(true_severity.mean()), float(easiness.mean())
+    centred = true_severity - sev_shift
+    return SparsePanels(
+        candidate=candidate,
+        interviewer=interviewer,
+        question=question,
+        scorecard=scorecard,
+        rating=rating,
+        ability=ability + eas_shift - sev_shift,
+        severity=centred,
+        severity_points=centred,
+        easiness=easiness - eas_shift,
+        halo=halo,
+        thin=np.zeros(n_i, dtype=bool),
+        not_separable=np.zeros(n_i, dtype=bool),
+        private_share=np.zeros(n_i),
+        centre=centre,
+        scale_max=scale_max,
+    )

@@ -55,6 +55,10 @@ class _AbsorbedFit:
     xbar: sparse.csr_matrix  # per-group mean of the factor design rows
     # With weights w per group: sum over groups of w_g n_g xbar_g xbar_g' (see _grams).
     weighted_between: sparse.csr_matrix | None = None
+    # With find_aliases and a dense solve: an orthonormal basis of the reduced
+    # normal matrix's whole null space (None when it is only the expected one,
+    # or was not looked for).
+    null_basis: FloatArray | None = None
 
 
 def _absorbed_fit(
@@ -65,6 +69,7 @@ def _absorbed_fit(
     y: FloatArray,
     null_space: list[IntArray],
     weights: FloatArray | None = None,
+    find_aliases: bool = False,
 ) -> _AbsorbedFit:
     """Fit the additive model by absorbing the (many) group effects.
 
@@ -87,6 +92,10 @@ def _absorbed_fit(
     With ``weights`` (one per group) the fit also returns the between-group
     matrix X'Z (Z'Z)^-1 Z'X with group g's term weighted by w_g, from the same
     pass over the groups (see _grams).
+
+    With ``find_aliases``, when the dense solve finds C's rank below P less the
+    expected null vectors, the fit also returns a basis of C's null space
+    (see stats.estimability): effects the design cannot tell apart.
     """
     offsets = [int(off) for off in np.cumsum([0, *sizes[:-1]])]
     p = int(sum(sizes))
@@ -109,6 +118,7 @@ def _absorbed_fit(
     between, weighted_between = _grams(zx, xbar, weights)
 
     cov: FloatArray | None
+    null_basis: FloatArray | None = None
     if p == 0:
         beta = np.zeros(0)
         cov = np.zeros((0, 0))
@@ -120,6 +130,8 @@ def _absorbed_fit(
         with _blas().limit(limits=1, user_api="blas"):
             cov, rank = _pseudo_inverse(reduced, null_space)
             beta = cov @ r
+            if find_aliases and rank < p - len(null_space):
+                null_basis = _null_vectors(reduced)
     else:
         from scipy.sparse.linalg import minres  # only for the largest designs
 
@@ -133,7 +145,9 @@ def _absorbed_fit(
         cov = None
         rank = p - len(null_space)
     sse = max(float(within @ within) - float(beta @ r), 0.0)
-    return _AbsorbedFit(beta, cov, reduced_diag, rank, sse, group_mean, xbar, weighted_between)
+    return _AbsorbedFit(
+        beta, cov, reduced_diag, rank, sse, group_mean, xbar, weighted_between, null_basis
+    )
 
 
 # A weight shared by at least this share of the groups gets a product of its own
@@ -235,6 +249,17 @@ def _pseudo_inverse(c: FloatArray, null_space: list[IntArray]) -> tuple[FloatArr
     keep = w > tol
     vk = vecs[:, keep]
     return (vk / w[keep]) @ vk.T, int(keep.sum())
+
+
+def _null_vectors(c: FloatArray) -> FloatArray:
+    """Return an orthonormal basis of the null space of a symmetric PSD C.
+
+    The eigenvectors whose eigenvalues are at most 1e-9 times the largest: the
+    tolerance _pseudo_inverse uses to decide the rank, so the two agree.
+    """
+    w, vecs = np.linalg.eigh(c)
+    tol = max(float(w.max()), 0.0) * 1e-9 if c.shape[0] else 0.0
+    return np.ascontiguousarray(vecs[:, w <= tol])
 
 
 def _spd_inverse(a: FloatArray) -> FloatArray | None:

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from scoring.calibration.stats._arrays import (
     CONFIDENCE,
+    BoolArray,
     FloatArray,
     IntArray,
     _categories,
@@ -34,6 +35,7 @@ from scoring.calibration.stats._arrays import (
     _stable_order,
     _unique_inverse,
 )
+from scoring.calibration.stats._bootstrap import count_weight_blocks
 
 Level = Literal["nominal", "ordinal", "interval"]
 
@@ -231,15 +233,8 @@ def _bootstrap_interval(
         results.append(_resample_alphas(weights @ kinds))
     else:
         # Keep each block's weight matrix near 32 MB.
-        block = max(1, min(resamples, 4_000_000 // n_units))
-        done = 0
-        while done < resamples:
-            b = min(block, resamples - done)
-            draws = rng.integers(0, n_units, size=(b, n_units))
-            draws += np.arange(b, dtype=np.int64)[:, None] * n_units
-            weights = np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units)
+        for weights in count_weight_blocks(rng, n_units, resamples, 4_000_000):
             results.append(_resample_alphas(weights @ per_unit))
-            done += b
     alphas = np.concatenate(results)
     if alphas.size < 2:
         return None
@@ -380,3 +375,81 @@ def _agreement_from(
     return _safe_div(np.bincount(cell_i[usable], match, minlength=n_i), count), count.astype(
         np.int64
     )
+
+
+@dataclass(frozen=True)
+class ChanceCorrectedAgreement:
+    """Per interviewer, Cohen's kappa of their yes/no with the decision and with their peers.
+
+    ``decision_kappa``: their recommendation against the loop's decision,
+    corrected for the agreement their own and the decisions' base rates give
+    by chance (an interviewer who says no to everything, where most decisions
+    are no hire, scores 0, not 0.9). ``peer_kappa``: against the majority of
+    the other interviewers of the same loop, their own recommendation left
+    out (loops where the others tie, or no other recommended, are skipped).
+    NaN under MIN_KAPPA_LOOPS loops or where chance agreement is total.
+    """
+
+    decision_kappa: FloatArray
+    decision_n: IntArray
+    peer_kappa: FloatArray
+    peer_n: IntArray
+
+
+# A kappa over fewer loops than this is not reported.
+MIN_KAPPA_LOOPS = 5
+
+
+def _kappa(
+    who: IntArray, mine: BoolArray, theirs: BoolArray, n_i: int
+) -> tuple[FloatArray, IntArray]:
+    """Return per interviewer Cohen's kappa of two yes/no series and the pairs behind it."""
+    count = np.bincount(who, minlength=n_i).astype(np.float64)
+    same = (mine == theirs).astype(np.float64)
+    observed = _safe_div(np.bincount(who, same, minlength=n_i), count)
+    p_mine = _safe_div(np.bincount(who, mine.astype(np.float64), minlength=n_i), count)
+    p_theirs = _safe_div(np.bincount(who, theirs.astype(np.float64), minlength=n_i), count)
+    chance = p_mine * p_theirs + (1.0 - p_mine) * (1.0 - p_theirs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = (observed - chance) / (1.0 - chance)
+    kappa = np.where((count >= MIN_KAPPA_LOOPS) & (chance < 1.0), kappa, np.nan)
+    return kappa, count.astype(np.int64)
+
+
+def chance_corrected_agreement(
+    cell_g: IntArray,
+    cell_i: IntArray,
+    inverse: IntArray,
+    rec: FloatArray,
+    group_decision: FloatArray,
+    n_i: int,
+) -> ChanceCorrectedAgreement:
+    """Return the chance-corrected agreements from the distinct (group, interviewer) pairs.
+
+    1. Each pair's recommendation is the mean of its ratings' (-2, -1, 1, 2),
+       yes when positive; mixed (0) or missing pairs are skipped.
+    2. decision_kappa pairs it with the group's decision (skipped when unknown).
+    3. peer_kappa pairs it with the others of the group: yes when more than
+       half of the others' usable pairs are yes, no when fewer; a tie, or no
+       other, is skipped. The interviewer's own vote never counts for the peers.
+    """
+    known = ~np.isnan(rec)
+    n_rec = np.bincount(inverse[known], minlength=cell_g.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rec_mean = np.bincount(inverse[known], rec[known], minlength=cell_g.size) / n_rec
+    voted = (n_rec > 0) & (rec_mean != 0) & ~np.isnan(rec_mean)
+    yes = rec_mean > 0
+    dec = group_decision[cell_g]
+    with_decision = voted & ~np.isnan(dec)
+    decision_kappa, decision_n = _kappa(
+        cell_i[with_decision], yes[with_decision], dec[with_decision] == 1.0, n_i
+    )
+    n_groups = int(cell_g.max()) + 1 if cell_g.size else 0
+    votes = np.bincount(cell_g[voted], minlength=n_groups)
+    yeses = np.bincount(cell_g[voted], yes[voted].astype(np.float64), minlength=n_groups)
+    others = votes[cell_g] - voted
+    others_yes = yeses[cell_g] - (voted & yes)
+    peer_ok = voted & (others > 0) & (2 * others_yes != others)
+    majority = 2 * others_yes > others
+    peer_kappa, peer_n = _kappa(cell_i[peer_ok], yes[peer_ok], majority[peer_ok], n_i)
+    return ChanceCorrectedAgreement(decision_kappa, decision_n, peer_kappa, peer_n)

@@ -88,6 +88,7 @@ from scoring.calibration.stats._arrays import (
     _categories,
     _unique_inverse,
 )
+from scoring.calibration.stats._bootstrap import count_weight_blocks
 
 if TYPE_CHECKING:  # question_alpha imports this module
     from scoring.calibration.stats.question_alpha import _Estimate, _Units
@@ -159,20 +160,14 @@ def _loop_resamples(
     """Return each level's alphas over ``resamples`` draws of n_loops loops with replacement.
 
     A block of resamples at a time, as a loops x resamples matrix of how many
-    times each loop was drawn (bincount of uniform draws: multinomial counts).
+    times each loop was drawn (stats._bootstrap.count_weight_blocks, the
+    draw the pooled alpha's interval shares).
     """
     rng = np.random.default_rng(seed)
-    block = max(1, min(resamples, _BLOCK_CELLS // n_loops))
     drawn: dict[str, list[FloatArray]] = {}
-    done = 0
-    while done < resamples:
-        b = min(block, resamples - done)
-        draws = rng.integers(0, n_loops, size=(b, n_loops))
-        draws += np.arange(b, dtype=np.int64)[:, None] * n_loops
-        counts = np.bincount(draws.ravel(), minlength=b * n_loops).reshape(b, n_loops)
+    for counts in count_weight_blocks(rng, n_loops, resamples, _BLOCK_CELLS):
         for level, alphas in resample(np.ascontiguousarray(counts.T, dtype=np.float64)).items():
             drawn.setdefault(level, []).append(alphas)
-        done += b
     return {level: np.concatenate(parts) for level, parts in drawn.items()}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,14 @@ from scoring.calibration.stats._arrays import (
     _size,
 )
 from scoring.calibration.stats._halo import _Cards, _halo_components, _row_bilinear
+from scoring.calibration.stats._interaction import interaction_variance
 from scoring.calibration.stats._least_squares import _absorbed_fit
+from scoring.calibration.stats.estimability import (
+    fully_estimable,
+    groups_from_components,
+    groups_from_null_basis,
+    within_group,
+)
 
 # --------------------------------------------------------------------------
 # Leniency
@@ -146,6 +153,24 @@ class AdditiveFit:
     # the rest (see _halo_components); NaN when the design cannot tell them apart.
     halo_variance: float = math.nan
     within_variance: float = math.nan
+    # Estimability (stats.estimability), per interviewer code: the group of
+    # interviewers comparable with one another (-1 outside the main
+    # component), whether their severity is separable from their questions
+    # (in the reference group), and each one's severity less their group's
+    # mean with its standard error (NaN when nothing is aliased or the group
+    # has one member). ``severity`` of a separable interviewer is relative to
+    # the reference group's mean; of the others it is not estimable.
+    interviewer_group: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    interviewer_separable: BoolArray = field(default_factory=lambda: np.zeros(0, bool))
+    severity_within: FloatArray = field(default_factory=lambda: np.zeros(0))
+    severity_within_se: FloatArray = field(default_factory=lambda: np.zeros(0))
+    aliased_directions: int = 0
+    reference_group: int = -1
+    estimability_method: str = "null space"
+    # A persistent interviewer x question deviation (stats._interaction): its
+    # variance, and the severity's SE widened by it (the flags' test uses it).
+    interaction_variance: float = 0.0
+    severity_se_robust: FloatArray = field(default_factory=lambda: np.zeros(0))
 
 
 def panel_components(
@@ -232,6 +257,11 @@ def fit_additive(
             0,
             0,
             0.0,
+            interviewer_group=np.full(n_i, -1, np.int64),
+            interviewer_separable=np.zeros(n_i, bool),
+            severity_within=nans(n_i),
+            severity_within_se=nans(n_i),
+            severity_se_robust=nans(n_i),
         )
     n_comp = int(np.unique(cand_label[c]).size)
     c_m, i_m, q_m, y_m, card_m = _kept(cand_label[c] == main, c, i, q, y, card)
@@ -245,6 +275,7 @@ def fit_additive(
     fit = _absorbed_fit(
         cc, n_cm, [ic, qc], [n_im, n_qm], y_m,
         null_space=[np.arange(n_im), n_im + np.arange(n_qm)], weights=cards.mean_size,
+        find_aliases=True,
     )  # fmt: skip
     df = int(y_m.size - n_cm - fit.rank)
     sigma2 = fit.sse / df if df > 0 else math.nan
@@ -270,9 +301,46 @@ def fit_additive(
     adjusted_m = fit.group_mean - np.asarray(fit.xbar @ fit.beta).ravel()
     adjusted_se_m = np.sqrt(np.maximum(var_mean + quad - 2.0 * cross / n_per_cand, 0.0))
 
+    # Estimability: the aliases beyond the sum-to-zero constraints, from the
+    # dense null space when there is one, else from the interviewer-question
+    # components (see stats.estimability).
+    if fit.cov_unscaled is None:
+        est = groups_from_components(ic, qc, n_im, n_qm)
+    elif fit.null_basis is not None:
+        est = groups_from_null_basis(fit.null_basis, n_im, ic)
+    else:
+        est = fully_estimable(n_im)
+    sev_m = -fit.beta[:n_im]
+    sev_se_m = np.sqrt(np.maximum(var_beta[:n_im], 0.0))
+    within_m = np.full(n_im, np.nan)
+    within_se_m = np.full(n_im, np.nan)
+    if est.aliased_directions:
+        cov_int = cov_beta[:n_im, :n_im] if fit.cov_unscaled is not None else None
+        within_m, within_se_m = within_group(sev_m, cov_int, var_beta[:n_im], est.group)
+        # The reference group's severities, relative to its own mean: estimable.
+        ref = est.separable
+        sev_m = np.where(ref, within_m, sev_m)
+        sev_se_m = np.where(ref, within_se_m, sev_se_m)
+    residual = (
+        y_m
+        - fit.group_mean[cc]
+        - fit.beta[ic]
+        - fit.beta[n_im + qc]
+        + np.asarray(fit.xbar @ fit.beta).ravel()[cc]
+    )
+    s2_iq, iq_share = interaction_variance(cc, ic, qc, residual, n_im, n_qm, df)
     severity, severity_se = nans(n_i), nans(n_i)
-    severity[int_codes] = -fit.beta[:n_im]
-    severity_se[int_codes] = np.sqrt(np.maximum(var_beta[:n_im], 0.0))
+    severity[int_codes] = sev_m
+    severity_se[int_codes] = sev_se_m
+    severity_se_robust = nans(n_i)
+    severity_se_robust[int_codes] = np.sqrt(sev_se_m**2 + s2_iq * iq_share)
+    severity_within, severity_within_se = nans(n_i), nans(n_i)
+    severity_within[int_codes] = within_m
+    severity_within_se[int_codes] = within_se_m
+    int_group = np.full(n_i, -1, np.int64)
+    int_group[int_codes] = est.group
+    int_separable = np.zeros(n_i, bool)
+    int_separable[int_codes] = est.separable
     easiness, easiness_se = nans(n_q), nans(n_q)
     easiness[q_codes] = fit.beta[n_im:]
     easiness_se[q_codes] = np.sqrt(np.maximum(var_beta[n_im:], 0.0))
@@ -303,6 +371,15 @@ def fit_additive(
         main_share=float(y_m.size / y.size),
         halo_variance=halo.card,
         within_variance=halo.within,
+        interviewer_group=int_group,
+        interviewer_separable=int_separable,
+        severity_within=severity_within,
+        severity_within_se=severity_within_se,
+        aliased_directions=est.aliased_directions,
+        reference_group=est.reference,
+        estimability_method=est.method,
+        interaction_variance=s2_iq,
+        severity_se_robust=severity_se_robust,
     )
 
 

@@ -37,7 +37,7 @@ from scoring.calibration.stats.agreement import (
     _unit_values,
 )
 from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells, g_qk_interval
-from scoring.calibration.stats.interviewers import interviewer_rows
+from scoring.calibration.stats.interviewers import DETECTABLE_POWER, _Flags, interviewer_rows
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
 from scoring.calibration.stats.question_alpha import (
     QUESTION_ALPHA_RESAMPLES,
@@ -60,6 +60,18 @@ LOW_DISCRIMINATION_MIN_PAIRS = 30
 # longer separates candidates at that end; judged only from 10 ratings up.
 CEILING_FLOOR_SHARE = 0.8
 CEILING_FLOOR_MIN_RATINGS = 10
+# Stratified ordinal and interval alpha judge each question's disagreement
+# against that question's own spread, estimated from its own pairable ratings:
+# with n of them alpha runs low by about 0.9 / n (ordinal) and 0.4 / n
+# (interval) on a 1-5 scale (10 questions, true alpha 0.37), as large as its
+# bootstrap interval's half-width at n = 18, where the interval covered 82%
+# (issue 33). From 40 the bias is under half the interval's half-width; below,
+# no ordinal or interval alpha headline (the values stay in krippendorff_alpha).
+MIN_PAIRABLE_PER_QUESTION = 40
+# When this share of a scope's ratings sit at the top of their scale, the
+# ceiling compresses severities (a harsh interviewer's low ratings still count,
+# a lenient one's high ones cannot go higher): the model says so.
+CEILING_WARNING_SHARE = 0.3
 
 
 def _icc_reason(grid: tuple[int, FloatArray] | None) -> str | None:
@@ -137,6 +149,26 @@ def _alpha_by_question(
     )
 
 
+def _pairable_per_question(unit: IntArray, n_q: int) -> float:
+    """Return the ratings-weighted median, over questions, of their pairable ratings.
+
+    A rating is pairable when its unit (loop, question) holds another rating.
+    The median is over pairable ratings: the count of the question a typical
+    pairable rating belongs to (0 when there are none).
+    """
+    if unit.size == 0:
+        return 0.0
+    units, size = np.unique(unit, return_counts=True)
+    pairable = size >= 2
+    per_q = np.bincount(units[pairable] % max(n_q, 1), size[pairable], minlength=max(n_q, 1))
+    weights = per_q[per_q > 0]
+    if weights.size == 0:
+        return 0.0
+    order = np.sort(weights)
+    cumulative = np.cumsum(order)
+    return float(order[np.searchsorted(cumulative, cumulative[-1] / 2.0)])
+
+
 def _per_entity(values: FloatArray, size: int, default: float) -> FloatArray:
     a = np.asarray(values, dtype=np.float64)
     if a.ndim == 0:
@@ -197,8 +229,23 @@ def _reliability(
             "n_candidates": result.n_targets,
             "n_interviewers": result.n_raters,
         }
+    per_question = _pairable_per_question(unit, n_q)
+    thin = per_question < MIN_PAIRABLE_PER_QUESTION
     reliability = {
         "krippendorff_alpha": alpha.alpha,
+        # What the dashboard may headline: ordinal and interval withheld where the
+        # typical question has too few pairable ratings (MIN_PAIRABLE_PER_QUESTION).
+        "krippendorff_alpha_headline": {
+            level: None if thin and level != "nominal" else value
+            for level, value in alpha.alpha.items()
+        },
+        "krippendorff_alpha_headline_reason": None
+        if not thin
+        else f"the typical question has {per_question:g} ratings shared with another"
+        f" interviewer, fewer than {MIN_PAIRABLE_PER_QUESTION}: ordinal and interval alpha"
+        " judge each question against its own spread, which so few ratings estimate too"
+        " narrowly, so they read low and their intervals cover less than 95%",
+        "pairable_ratings_per_question": per_question,
         "krippendorff_alpha_ci95": {
             level: None if bounds is None else list(bounds) for level, bounds in alpha.ci.items()
         },
@@ -348,7 +395,7 @@ def summarise(
             c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
             scorecard=card_of,
         )  # fmt: skip
-        interviewers, shrunk, int_n = interviewer_rows(
+        interviewers, shrunk, int_n, int_flags = interviewer_rows(
             fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
             ndigits,
         )  # fmt: skip
@@ -367,6 +414,7 @@ def summarise(
     rating_top = top[qu] if rating_scale is None else rating_scale
     at_max = _safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
     at_min = _safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)
+    ceiling_share = float(np.mean(y >= rating_top)) if y.size else math.nan
     low_disc = (disc.with_rest < LOW_DISCRIMINATION) & (
         disc.with_rest_pairs >= LOW_DISCRIMINATION_MIN_PAIRS
     )
@@ -433,12 +481,57 @@ def summarise(
                 "severity_sd": math.sqrt(shrunk.tau2),
                 "halo_sd": math.sqrt(fit.halo_variance),
                 "within_sd": math.sqrt(fit.within_variance),
+                "estimability": _estimability(fit),
+                "interaction_sd": math.sqrt(fit.interaction_variance),
+                "ceiling_share": ceiling_share,
+                "ceiling_warning": None
+                if not ceiling_share >= CEILING_WARNING_SHARE
+                else f"{ceiling_share:.0%} of ratings are at the top of their scale: severities"
+                " are compressed there, a lenient interviewer cannot show it, and intervals"
+                " may cover less than they say",
+                "detectable_severity": _detectable_summary(int_flags),
             },
             ndigits,
         ),
         "interviewers": interviewers,
         "questions": questions,
         "candidates": candidates,
+    }
+
+
+def _detectable_summary(flags: _Flags) -> dict[str, Any]:
+    """Return what the scope can detect: the median, over interviewers with a severity,
+    of the smallest severity flagged with 80% probability, and at which test level."""
+    values = flags.detectable[np.isfinite(flags.detectable)]
+    reported = int(np.count_nonzero(flags.reported))
+    return {
+        "power": DETECTABLE_POWER,
+        "alpha": flags.alpha,
+        "median": float(np.median(values)) if values.size else None,
+        "interviewers": int(values.size),
+        "undetectable": reported - int(values.size),
+    }
+
+
+def _estimability(fit: AdditiveFit) -> dict[str, Any]:
+    """Return the scope's estimability: aliases beyond the sum-to-zero constraints.
+
+    ``groups`` lists, per group of mutually comparable interviewers, its
+    interviewer codes and whether it is the reference (the separable one).
+    """
+    group = fit.interviewer_group
+    groups = [
+        {
+            "group": g,
+            "interviewers": np.flatnonzero(group == g).tolist(),
+            "reference": g == fit.reference_group,
+        }
+        for g in range(int(group.max(initial=-1)) + 1)
+    ]
+    return {
+        "aliased_directions": fit.aliased_directions,
+        "method": fit.estimability_method,
+        "groups": groups if fit.aliased_directions else [],
     }
 
 

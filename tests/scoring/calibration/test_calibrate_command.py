@@ -344,3 +344,28 @@ def test_a_snapshot_is_stored_per_level_with_ratings(role: Role, tmp_path: Path)
     assert {r["candidate"] for r in snapshots["L4"]["candidates"]} == {
         f"Junior {n}" for n in range(1, 7)
     }
+
+
+def test_the_json_carries_issue_33s_marks_and_their_definitions(role: Role, tmp_path: Path) -> None:
+    result = imported_and_calibrated(tmp_path, lenient_panel_rows(), "--scale-max", "7")
+
+    model = result["model"]
+    assert model["estimability"] == {"aliased_directions": 0, "method": "null space", "groups": []}
+    assert model["detectable_severity"]["power"] == 0.8
+    assert {"interaction_sd", "ceiling_share", "ceiling_warning"} <= set(model)
+    assert {"krippendorff_alpha_headline", "pairable_ratings_per_question"} <= set(
+        result["reliability"]
+    )
+    for row in result["interviewers"]:
+        assert row["separable"] is True and row["estimability_group"] == 0
+        assert row["compared_within"] is None and row["severity_within"] is None
+        low, high = row["severity_named_ci"]
+        assert low <= row["severity"] <= high
+        assert row["detectable_severity"] > 0
+        assert {"agreement_kappa", "peer_agreement_kappa"} <= set(row)
+    definitions = result["definitions"]
+    for key in ("interviewers.severity_within", "interviewers.severity_named_ci",
+                "interviewers.detectable_severity", "interviewers.agreement_kappa",
+                "model.estimability", "reliability.krippendorff_alpha_headline"):  # fmt: skip
+        assert definitions[key]["what"]
+    assert "at most 5% of flags are expected to be false" not in str(definitions)

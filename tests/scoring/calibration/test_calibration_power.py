@@ -21,6 +21,9 @@ from scipy import stats as scipy_stats
 from scoring.calibration.sparse_panels import SparsePanels, expected_rating, simulate_sparse_panels
 from scoring.calibration.stats import summarise
 
+# Monte Carlo over 80 rosters per scenario: seconds per test.
+pytestmark = pytest.mark.slow
+
 ROSTERS = 80
 BIG, NEUTRAL, THIN = 0.5, 0.2, 10
 

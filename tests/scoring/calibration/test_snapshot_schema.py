@@ -109,7 +109,10 @@ def test_intervals_are_pairs_of_numbers_or_null() -> None:
 def test_help_texts_come_from_the_definitions_block() -> None:
     row = components()["InterviewerCalibration"]["properties"]
     assert row["severity"]["description"].startswith(DEFINITIONS["interviewers.severity"]["what"])
-    assert "Sign: positive: harsher than the average interviewer." in row["severity"]["description"]
+    assert (
+        "Sign: positive: harsher than the average of this scope's interviewers"
+        in row["severity"]["description"]
+    )
     candidate = components()["CandidateCalibration"]["properties"]
     assert candidate["estimable"]["description"] == DEFINITIONS["candidates.estimable"]["what"]
 
