@@ -29,7 +29,7 @@ urlpatterns = [
     path("healthz/", health.liveness, name="healthz"),
     path("readyz/", health.readiness, name="readyz"),
     # Prometheus' scrape, for a holder of METRICS_TOKEN only (core/metrics.py).
-    path("metrics", metrics, name="metrics"),
+    path("metrics", metrics, name="prometheus-metrics"),
     path("", interview_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.cache import cache
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from hypothesis import settings as hypothesis_settings
@@ -94,6 +95,13 @@ def reference_data_after_flush(request):  # type: ignore[no-untyped-def]
     if transactional:
         request.getfixturevalue("transactional_db")
         ensure_ladder(Level, Group)
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache() -> None:
+    # The cache holds only the API's rate-limit counts: each test starts with none, so a
+    # test's anonymous calls are not throttled for what earlier tests in its process sent.
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -22,11 +22,12 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.db.models import F
 from django.test import Client
 from django.utils import timezone
 
 from core.permissions import RECRUITER
-from interviews.models import Candidate
+from interviews.models import Candidate, Interview
 from tests.conftest import make_user
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
@@ -212,6 +213,13 @@ def test_a_generated_client_drives_a_loop_from_candidate_to_calibration(
     # Nobody has scored yet, and the interviews are weeks away.
     assert refused.status_code == 400 and isinstance(refused.parsed, models.ValidationProblem)
     assert refused.parsed.code.startswith("hire_waits_for")
+
+    # Two months pass and the interviews happen: a card is submitted only once its
+    # interview has started (scoring/visibility.py, may_submit).
+    past = timedelta(days=61)
+    Interview.objects.filter(loop_id=loop.id).update(
+        scheduled_start=F("scheduled_start") - past, scheduled_end=F("scheduled_end") - past
+    )
 
     for interview in loop.interviews:
         for username in panels[interview.id]:

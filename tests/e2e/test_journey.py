@@ -103,7 +103,9 @@ class Shots:
 
 
 def wait_saved(page) -> None:  # type: ignore[no-untyped-def]
-    expect(page.locator("#autosave")).to_have_text(re.compile(r"^Draft saved at \d\d:\d\d:\d\d$"))
+    expect(page.locator("#autosave")).to_have_text(
+        re.compile(r"^Draft saved at \d\d:\d\d:\d\d \S+$")
+    )
     expect(page.locator("#scorecard")).to_have_attribute("data-saved", "1")
 
 

@@ -35,7 +35,9 @@ def loop(transactional_db: None) -> Built:  # type: ignore[no-untyped-def]
 
 def wait_saved(page) -> None:  # type: ignore[no-untyped-def]
     """Wait until every edit so far is saved (the page's data-saved, see scorecard.js)."""
-    expect(page.locator("#autosave")).to_have_text(re.compile(r"^Draft saved at \d\d:\d\d:\d\d$"))
+    expect(page.locator("#autosave")).to_have_text(
+        re.compile(r"^Draft saved at \d\d:\d\d:\d\d \S+$")
+    )
     expect(page.locator("#scorecard")).to_have_attribute("data-saved", "1")
 
 

@@ -196,6 +196,9 @@ EXPECTED: dict[tuple[str, str], tuple[int, int, int, int, int, int, int]] = {
     # --- probes for orchestrators: no sign-in, nothing about anyone ----------------------
     ("healthz", "GET"): (200, 200, 200, 200, 200, 200, 200),
     ("readyz", "GET"): (200, 200, 200, 200, 200, 200, 200),
+    # Prometheus' scrape: 404 to everyone while METRICS_TOKEN is unset (tests/core/test_metrics.py)
+    ("prometheus-metrics", "GET"): (404, 404, 404, 404, 404, 404, 404),
+    ("prometheus-metrics", "POST"): (404, 404, 404, 404, 404, 404, 404),
     ("swagger-ui", "GET"): (200, 200, 200, 200, 200, 200, 200),
     # the bank: everyone signed in reads it, leads edit it (templates: recruiters too)
     ("role-list", "GET"): (401, 200, 200, 200, 200, 200, 200),
