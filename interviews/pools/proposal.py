@@ -17,9 +17,10 @@ The rules, for every interview of the loop in order:
   interview), then the fewest that week, then the lowest id (the same inputs give the
   same panel); people the caller asked to avoid (a re-roll) come after everyone else;
 * until the interview has the interviewers it wants; then, if a trainee of the pool
-  needs a shadow seat (their next step) or a reverse-shadow seat (shadows signed off,
-  and a qualified interviewer is on the panel to sign them off), passes the same
-  checks and the panel's one shadow seat is free, the least loaded such trainee;
+  needs a shadow seat (their next step) or a reverse-shadow seat (shadows signed
+  off), passes the same checks, and the panel has a qualified interviewer for them to
+  shadow or to sign them off, the least loaded such trainee in the panel's one
+  shadow seat;
 * an interview without a time is checked only against limits of the current week;
 * a shortfall says what is missing: no pool, no qualified interviewer, or how many
   were busy, outside their hours, at their limit or already on the loop.
@@ -266,7 +267,7 @@ def _trainee_for(
     fitting = [
         trainee
         for trainee in pool.trainees
-        if trainee.needs == "shadow" or (trainee.needs == "reverse_shadow" and have_interviewer)
+        if have_interviewer and trainee.needs in ("shadow", "reverse_shadow")
         if not problems(trainee.person, spec, diary)
     ]
     if not fitting:
