@@ -18,10 +18,15 @@ Their trainer signs their seat off: a qualified interviewer seated on that inter
 or a keeper of the pool.
 """
 
-from collections.abc import Collection
+from collections.abc import Sequence
+
+from django.contrib.auth.models import User
 
 from config.exceptions import ApplicationError
 from core.permissions import Viewer, is_hiring_manager, is_lead, is_recruiter
+from interviews.models import Interview
+from interviews.pools.models import PoolMembership
+from interviews.pools.selectors import pool_of_interview
 from kit.models import Role
 
 NOT_KEPT = "Pools are kept by recruiters, calibration leads and the role's hiring managers."
@@ -52,6 +57,19 @@ def is_keeper(user: Viewer) -> bool:
     return is_recruiter(user) or is_lead(user) or is_hiring_manager(user)
 
 
-def trainees_in_counted_seats(*, counted: Collection[int], trainees: Collection[int]) -> list[int]:
-    """Return who of `counted` (user ids in counted seats) is only a trainee."""
-    return sorted(set(counted) & set(trainees))
+def trainee_check(*, interview: Interview, interviewers: Sequence[User]) -> None:
+    """Refuse a trainee of the interview's pool in a counted seat before they graduate."""
+    pool = pool_of_interview(interview)
+    if pool is None or not interviewers:
+        return
+    members = pool.memberships.filter(
+        removed_at=None, user__in=interviewers, status=PoolMembership.Status.TRAINING
+    ).select_related("user")
+    trainees = [m.user for m in members]
+    if trainees:
+        names = ", ".join(u.get_full_name() or u.get_username() for u in trainees)
+        raise ApplicationError(
+            f"{names} is still training for {pool.name}: a trainee sits only as a shadow "
+            "until they graduate.",
+            code="trainee_not_counted",
+        )

@@ -373,22 +373,6 @@ def panel_warnings(
     return found
 
 
-def trainee_check(*, interview: Interview, interviewers: Sequence[User]) -> None:
-    """Refuse a trainee of the interview's pool in a counted seat before they graduate."""
-    pool = selectors.pool_of_interview(interview)
-    if pool is None:
-        return
-    members = pool.memberships.filter(removed_at=None, user__in=interviewers)
-    trainees = [m.user for m in members.select_related("user") if m.status == "training"]
-    if trainees:
-        names = ", ".join(_name(u) for u in trainees)
-        raise ApplicationError(
-            f"{names} is still training for {pool.name}: a trainee sits only as a shadow "
-            "until they graduate.",
-            code="trainee_not_counted",
-        )
-
-
 @transaction.atomic
 def panel_accept(
     *,
@@ -408,7 +392,7 @@ def panel_accept(
     3. Seat them through interviews.services.interview_update (its own refusals apply),
        and open a training seat for a trainee shadow or reverse shadow.
     """
-    trainee_check(interview=interview, interviewers=interviewers)
+    rules.trainee_check(interview=interview, interviewers=interviewers)
     membership = None
     if shadow_kind is not None:
         if shadow is None:
