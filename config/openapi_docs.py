@@ -77,6 +77,7 @@ SUMMARIES = {
     "pool_memberships_create": "Add someone to a pool, qualified or training",
     "pool_memberships_retrieve": "Get a pool membership",
     "pool_memberships_destroy": "Take someone out of a pool",
+    "pool_memberships_graduate_create": "Graduate a trainee whose path is complete",
     "interviewer_limits_list": "List interviewers' limits and working hours",
     "interviewer_limits_create": "Set an interviewer's limits and working hours",
     "interviewer_limits_retrieve": "Get an interviewer's limits",
@@ -117,6 +118,10 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
     "pools_partial_update": {403: ["pool_not_kept"]},
     "pool_memberships_create": {403: ["pool_not_kept"], 409: ["already_in_pool"]},
     "pool_memberships_destroy": {403: ["pool_not_kept"], 409: ["already_removed"]},
+    "pool_memberships_graduate_create": {
+        403: ["pool_not_kept"],
+        409: ["not_training", "path_incomplete"],
+    },
     "interviewer_limits_create": {
         400: ["hours_reversed", "week_below_day"],
         403: ["limits_not_yours"],

@@ -131,6 +131,15 @@ class MembershipViewSet(
             status=status.HTTP_201_CREATED,
         )
 
+    @extend_schema(request=None, responses={200: MembershipSerializer})
+    @action(detail=True, methods=["post"])
+    def graduate(self, request: Request, pk: str) -> Response:
+        """Graduate a trainee whose path is complete (409 ``path_incomplete`` says what is
+        missing); a ready sign-off completing the path graduates them by itself."""
+        membership = self.get_object()
+        services.membership_graduate(membership=membership, by=signed_in(request))
+        return Response(MembershipSerializer(self.get_queryset().get(pk=membership.pk)).data)
+
     def perform_destroy(self, instance: PoolMembership) -> None:
         services.membership_remove(membership=instance, by=signed_in(self.request))
 

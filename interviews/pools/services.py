@@ -323,6 +323,32 @@ def membership_graduate_if_ready(
     return graduation
 
 
+@transaction.atomic
+def membership_graduate(*, membership: PoolMembership, by: User) -> Graduation:
+    """Graduate a trainee now if their path is complete (its calibration evidence may
+    arrive after their last sign-off); say what is missing otherwise."""
+    membership = (
+        PoolMembership.objects.select_for_update()
+        .select_related("pool", "user")
+        .get(pk=membership.pk)
+    )
+    rules.keep_check(by, membership.pool.role_id)
+    if membership.status != PoolMembership.Status.TRAINING or membership.removed_at:
+        raise Conflict(
+            f"{_name(membership.user)} is not training in {membership.pool.name}.",
+            code="not_training",
+        )
+    _, missing = graduation_evidence(membership)
+    if missing:
+        raise Conflict(
+            f"{_name(membership.user)} has not completed the path yet: {'; '.join(missing)}.",
+            code="path_incomplete",
+        )
+    graduation = membership_graduate_if_ready(membership=membership, by=by)
+    assert graduation is not None  # nothing was missing
+    return graduation
+
+
 def _graduated(graduation: Graduation) -> Payload:
     def build(details: bool) -> EventData:
         return EventData(

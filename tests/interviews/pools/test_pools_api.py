@@ -220,3 +220,15 @@ def test_a_sign_off_by_someone_not_on_that_interview_is_403(staffed, recruiter, 
     assert detail(response, 403, "own_sign_off") == "A trainee cannot sign off their own seat."
     seat.refresh_from_db()
     assert seat.outcome == "pending"
+
+
+def test_graduating_by_hand_says_what_is_missing_and_changes_nothing(staffed, recruiter):
+    _, _, dev = staffed
+    membership = PoolMembership.objects.get(user=dev)
+    response = client_for(recruiter).post(f"/api/v1/pool-memberships/{membership.pk}/graduate/")
+    assert detail(response, 409, "path_incomplete") == (
+        "Dev has not completed the path yet: 2 more shadow seat(s) signed ready; "
+        "1 more reverse-shadow seat(s) signed ready."
+    )
+    membership.refresh_from_db()
+    assert membership.status == "training" and not hasattr(membership, "graduation")
