@@ -354,3 +354,87 @@ def users_with_limits(user_ids: Iterable[int]) -> list[User]:
     return list(
         User.objects.filter(pk__in=set(user_ids)).select_related("profile", "interviewer_limits")
     )
+
+
+# Pages --------------------------------------------------------------------------------
+
+
+def load_of(user_ids: Iterable[int], now: datetime | None = None) -> dict[int, dict[str, int]]:
+    """Return each person's seats in the last and next four weeks and this week, in one
+    query (cancelled seats and closed loops left out)."""
+    now = now or timezone.now()
+    ids = set(user_ids)
+    load = {pk: {"last": 0, "next": 0, "week": 0} for pk in ids}
+    if not ids:
+        return load
+    week_start = (now - timedelta(days=now.weekday())).replace(hour=0, minute=0, second=0)
+    for user_id, start in (
+        Panelist.objects.filter(
+            user_id__in=ids,
+            cancelled_at=None,
+            interview__scheduled_start__gte=now - proposal.WINDOW,
+            interview__scheduled_start__lt=now + proposal.WINDOW,
+        )
+        .exclude(interview__loop__status__in=Loop.CLOSED)
+        .values_list("user_id", "interview__scheduled_start")
+    ):
+        if start is None:  # filtered on it
+            continue
+        load[user_id]["last" if start < now else "next"] += 1
+        load[user_id]["week"] += week_start <= start < week_start + timedelta(days=7)
+    return load
+
+
+def pool_overview(pools: Sequence[Pool], now: datetime | None = None) -> list[dict[str, Any]]:
+    """Return, per pool, who is qualified and who is training (with their progress),
+    each one's load over the last and next four weeks, and whether they are near or at
+    their weekly limit. Three queries whatever the number of pools and people."""
+    members = list(
+        PoolMembership.objects.filter(pool__in=pools, removed_at=None)
+        .select_related("user__interviewer_limits")
+        .prefetch_related("training_seats")
+        .order_by("status", "user__username")
+    )
+    load = load_of((m.user_id for m in members), now)
+    by_pool: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    pools_by_id = {pool.pk: pool for pool in pools}
+    for member in members:
+        member.pool = pools_by_id[member.pool_id]
+        limits = _limits_of(member.user)
+        week = load[member.user_id]["week"]
+        by_pool[member.pool_id].append(
+            {
+                "membership": member,
+                "name": member.user.get_full_name() or member.user.get_username(),
+                "load": load[member.user_id],
+                "per_week": limits.per_week,
+                "limit": "at"
+                if week >= limits.per_week
+                else "near"
+                if week + 1 == limits.per_week
+                else "",
+                "progress": progress(member, member.training_seats.all())
+                if member.status == PoolMembership.Status.TRAINING
+                else None,
+            }
+        )
+    return [{"pool": pool, "members": by_pool[pool.pk]} for pool in pools]
+
+
+def my_pools(user: Viewer) -> list[dict[str, Any]]:
+    """Return the user's current pools, each with their status and training progress."""
+    members = list(
+        PoolMembership.objects.filter(user_id=user.pk or 0, removed_at=None)
+        .select_related("pool__path")
+        .prefetch_related("training_seats")
+        .order_by("pool__name")
+    )
+    return [
+        {
+            "membership": member,
+            "progress": progress(member, member.training_seats.all())
+            if member.status == PoolMembership.Status.TRAINING
+            else None,
+        }
+        for member in members
+    ]
