@@ -137,7 +137,7 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
         409: ["already_signed_off", "not_training"],
     },
     "loops_staff_accept_create": {
-        400: [*_PANEL, "trainee_not_counted", "not_training"],
+        400: [*_PANEL, "trainee_not_counted", "not_training", "shadows_first"],
     },
     # Who may change an interview's questions, and until when: interviews/editing.py.
     "interviews_alternatives_list": {403: _EDIT_403},

@@ -438,6 +438,13 @@ def panel_accept(
                 f"{_name(shadow)} is not training for this interview's pool.",
                 code="not_training",
             )
+        steps = selectors.progress(membership)["shadows"]
+        if shadow_kind == TrainingSeat.Kind.REVERSE_SHADOW and steps["ready"] < steps["required"]:
+            raise ApplicationError(
+                f"{_name(shadow)} has {steps['ready']} of {steps['required']} shadow seats "
+                "signed ready: reverse shadows come after every shadow.",
+                code="shadows_first",
+            )
     warnings = panel_warnings(
         interview=interview, people=[*interviewers, *([shadow] if shadow else [])]
     )

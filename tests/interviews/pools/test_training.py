@@ -188,3 +188,19 @@ def test_a_path_asking_for_calibration_graduates_only_within_the_distance(
     graduation = services.membership_graduate_if_ready(membership=membership, by=recruiter)
     assert graduation is not None
     assert graduation.evidence["calibration"] == {"exercise_id": 10, "gap": 0.4}
+
+
+def test_a_reverse_shadow_comes_after_every_shadow_is_signed_ready(
+    pool, people, recruiter, scheduled
+):
+    trainer, trainee, _ = people
+    with pytest.raises(ApplicationError) as refusal:
+        services.panel_accept(
+            interview=scheduled[0], interviewers=[trainer], shadow=trainee,
+            shadow_kind="reverse_shadow", by=recruiter,
+        )  # fmt: skip
+    assert refusal.value.code == "shadows_first"
+    assert refusal.value.message == (
+        "Theo has 0 of 2 shadow seats signed ready: reverse shadows come after every shadow."
+    )
+    assert not Panelist.objects.exists() and not TrainingSeat.objects.exists()
