@@ -14,6 +14,7 @@ from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -42,6 +43,7 @@ from interviews.pools.serializers import (
     SignOffInputSerializer,
     StaffInputSerializer,
 )
+from kit.models import LoopSlot
 
 
 def _valid(serializer_class: type, request: Request, **kwargs: Any) -> dict[str, Any]:
@@ -75,6 +77,11 @@ class PoolViewSet(
     @extend_schema(request=PoolInputSerializer, responses={201: PoolSerializer})
     def create(self, request: Request) -> Response:
         data = _valid(PoolInputSerializer, request)
+        if data["slot"] is not None:
+            slot = LoopSlot.objects.select_related("template").filter(pk=data["slot"]).first()
+            if slot is None:
+                raise ValidationError({"slot": [f"No loop template slot with id {data['slot']}."]})
+            data["slot"] = slot
         pool = services.pool_create(**data, by=signed_in(request))
         pool = selectors.pools_visible_to(request.user).get(pk=pool.pk)
         return Response(PoolSerializer(pool).data, status=status.HTTP_201_CREATED)
@@ -280,11 +287,12 @@ class AcceptPanelsView(APIView):
         loop = _staffable_loop(request, pk)
         data = _valid(AcceptInputSerializer, request)
         by = signed_in(request)
+        interviews = {i.pk: i for i in loop.interviews.select_related("loop")}
         out = []
         with transaction.atomic():
             for panel in data["panels"]:
-                interview = panel.pop("interview")
-                if interview.loop_id != loop.pk:
+                interview = interviews.get(panel.pop("interview"))
+                if interview is None:  # not this loop's
                     raise Http404
                 warnings = services.panel_accept(interview=interview, by=by, **panel)
                 out.append({"interview": interview.pk, "warnings": warnings})

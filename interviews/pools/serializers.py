@@ -3,7 +3,6 @@
 from django.contrib.auth.models import User
 from rest_framework import serializers
 
-from interviews.models import Interview
 from interviews.pools.models import (
     Graduation,
     InterviewerLimits,
@@ -12,7 +11,7 @@ from interviews.pools.models import (
     TrainingPath,
     TrainingSeat,
 )
-from kit.models import Competency, Level, LoopSlot, Role
+from kit.models import Competency, Level, Role
 from kit.serializers import NamedRelatedField
 
 
@@ -34,9 +33,10 @@ class PoolSerializer(serializers.ModelSerializer):
 
 class PoolInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120)
-    slot = serializers.PrimaryKeyRelatedField(
-        queryset=LoopSlot.objects.select_related("template"), allow_null=True, default=None
-    )
+    slot = serializers.IntegerField(
+        min_value=1, max_value=2**63 - 1, allow_null=True, default=None,
+        help_text="A loop template slot's id.",
+    )  # fmt: skip
     competency = NamedRelatedField(
         slug_field="slug", queryset=Competency.objects.all(), allow_null=True, default=None
     )
@@ -80,7 +80,7 @@ class MembershipSerializer(serializers.ModelSerializer):
 
 
 class MembershipInputSerializer(serializers.Serializer):
-    pool = serializers.IntegerField(min_value=1)
+    pool = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
     user = NamedRelatedField(slug_field="username", queryset=User.objects.all())
     status = serializers.ChoiceField(
         choices=PoolMembership.Status.choices, default=PoolMembership.Status.QUALIFIED
@@ -144,7 +144,7 @@ class SignOffInputSerializer(serializers.Serializer):
 
 class StaffInputSerializer(serializers.Serializer):
     avoid = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
         default=list,
         max_length=200,
         help_text="User ids to put last (a re-roll: send the previous picks).",
@@ -168,7 +168,7 @@ class PanelPlanSerializer(serializers.Serializer):
 
 
 class PanelInputSerializer(serializers.Serializer):
-    interview = serializers.PrimaryKeyRelatedField(queryset=Interview.objects.all())
+    interview = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
     interviewers = NamedRelatedField(slug_field="username", queryset=User.objects.all(), many=True)
     shadow = NamedRelatedField(
         slug_field="username", queryset=User.objects.all(), allow_null=True, default=None

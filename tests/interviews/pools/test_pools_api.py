@@ -232,3 +232,24 @@ def test_graduating_by_hand_says_what_is_missing_and_changes_nothing(staffed, re
     )
     membership.refresh_from_db()
     assert membership.status == "training" and not hasattr(membership, "graduation")
+
+
+def test_an_unknown_or_huge_id_is_a_400_or_404_and_writes_nothing(staffed, recruiter, world):
+    loop, _, _ = staffed
+    client = client_for(recruiter)
+    for slot in (999999, 2**63 - 1):
+        response = client.post("/api/v1/pools/", {"name": "X", "slot": slot}, format="json")
+        assert field_errors(response) == {"slot": [f"No loop template slot with id {slot}."]}
+    huge = client.post("/api/v1/pools/", {"name": "X", "slot": 2**70}, format="json")
+    assert "slot" in field_errors(huge)
+    membership = client.post(
+        "/api/v1/pool-memberships/", {"pool": 2**63 - 1, "user": "cal"}, format="json"
+    )
+    assert membership.status_code == 404
+    other = client.post(
+        f"/api/v1/loops/{loop.pk}/staff/accept/",
+        {"panels": [{"interview": 2**63 - 1, "interviewers": ["cal"]}]},
+        format="json",
+    )
+    assert other.status_code == 404
+    assert Pool.objects.count() == 1 and not Panelist.objects.exists()
