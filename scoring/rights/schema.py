@@ -82,6 +82,18 @@ class ExportedPanelistSerializer(serializers.Serializer):
     cancelled_at = when("when the seat was cancelled, its loop closed first", null=True)
 
 
+class ExportedTrainingSeatSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    membership = RowRefSerializer(help_text="the trainee's pool membership")
+    interview = TitledRowRefSerializer()
+    kind = serializers.ChoiceField(choices=["shadow", "reverse_shadow"])
+    outcome = serializers.ChoiceField(choices=["pending", "ready", "not_yet"])
+    note = serializers.CharField(help_text="the trainer's sign-off note")
+    signed_off_by = UserRowRefSerializer(allow_null=True)
+    signed_off_at = when(null=True)
+    created_at = when()
+
+
 class ExportedInterviewQuestionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     interview = TitledRowRefSerializer()
@@ -179,6 +191,9 @@ class ExportedInterviewSerializer(serializers.Serializer):
     invite_sequence = serializers.IntegerField(help_text="the calendar invites' SEQUENCE")
     created_at = when()
     panel = ExportedPanelistSerializer(many=True)
+    training_seats = ExportedTrainingSeatSerializer(
+        many=True, help_text="trainees who shadowed it, and their trainers' sign-offs"
+    )
     questions = ExportedInterviewQuestionSerializer(many=True)
     scorecards = ExportedScorecardSerializer(many=True, help_text="drafts too")
 
@@ -342,6 +357,7 @@ def _export_example() -> dict[str, Any]:
                                 "is_shadow": False, "reminded_at": None, "cancelled_at": None,
                             }
                         ],
+                        "training_seats": [],
                         "questions": [
                             {
                                 "id": 15, "interview": interview, "loop": {"id": 5},
