@@ -32,8 +32,8 @@ from core.models import AuditEvent
 from core.services import audit_event_record
 from core.webhooks.services import webhook_subscription_create
 from interviews import services as interview_services
-from interviews.pools.models import Pool, PoolMembership, TrainingSeat
 from interviews.models import Candidate, Interview, Loop
+from interviews.pools.models import Pool, PoolMembership, TrainingSeat
 from kit.models import Question
 from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
