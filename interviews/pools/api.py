@@ -76,6 +76,8 @@ class PoolViewSet(
 
     @extend_schema(request=PoolInputSerializer, responses={201: PoolSerializer})
     def create(self, request: Request) -> Response:
+        if not rules.is_keeper(request.user):  # before the body: a 400 says who may
+            raise rules.Forbidden(rules.NOT_KEPT, code="pool_not_kept")
         data = _valid(PoolInputSerializer, request)
         if data["slot"] is not None:
             slot = LoopSlot.objects.select_related("template").filter(pk=data["slot"]).first()
@@ -89,6 +91,7 @@ class PoolViewSet(
     @extend_schema(request=PoolRenameSerializer, responses={200: PoolSerializer})
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         pool = self.get_object()
+        rules.keep_check(request.user, pool.role_id)
         data = _valid(PoolRenameSerializer, request)
         services.pool_rename(pool=pool, name=data["name"], by=signed_in(request))
         return Response(PoolSerializer(self.get_queryset().get(pk=pool.pk)).data)
@@ -125,6 +128,8 @@ class MembershipViewSet(
 
     @extend_schema(request=MembershipInputSerializer, responses={201: MembershipSerializer})
     def create(self, request: Request) -> Response:
+        if not rules.is_keeper(request.user):
+            raise rules.Forbidden(rules.NOT_KEPT, code="pool_not_kept")
         data = _valid(MembershipInputSerializer, request)
         try:
             pool = selectors.pool_get(user=request.user, pk=data["pool"])
@@ -215,6 +220,7 @@ class PathViewSet(
     @extend_schema(request=PathInputSerializer, responses={200: PathSerializer})
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         path = self.get_object()
+        rules.keep_check(request.user, path.pool.role_id)
         data = _valid(PathInputSerializer, request)
         path = services.path_set(pool=path.pool, by=signed_in(request), **data)
         return Response(PathSerializer(path).data)
@@ -246,6 +252,7 @@ class SeatViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def sign_off(self, request: Request, pk: str) -> Response:
         """Sign a seat off: ready, or not yet with a note (the trainee takes it again)."""
         seat = self.get_object()
+        services.seat_sign_off_check(seat=seat, by=signed_in(request))
         data = _valid(SignOffInputSerializer, request)
         services.seat_sign_off(seat=seat, **data, by=signed_in(request))
         return Response(SeatSerializer(self.get_queryset().get(pk=seat.pk)).data)

@@ -221,6 +221,17 @@ def _may_sign_off(by: User, seat: TrainingSeat) -> bool:
     return seat.interview.panel.filter(user=by, is_shadow=False, cancelled_at=None).exists()
 
 
+def seat_sign_off_check(*, seat: TrainingSeat, by: User) -> None:
+    """Refuse a sign-off by the trainee, or by anyone but a trainer or keeper."""
+    if by.pk == seat.membership.user_id:
+        raise rules.Forbidden("A trainee cannot sign off their own seat.", code="own_sign_off")
+    if not _may_sign_off(by, seat):
+        raise rules.Forbidden(
+            "Only a counted interviewer on that interview, or a keeper of the pool, signs it off.",
+            code="not_trainer",
+        )
+
+
 @transaction.atomic
 def seat_sign_off(*, seat: TrainingSeat, ready: bool, note: str = "", by: User) -> TrainingSeat:
     """Record the trainer's sign-off on a training seat: ready, or not yet (with a note:
@@ -230,13 +241,7 @@ def seat_sign_off(*, seat: TrainingSeat, ready: bool, note: str = "", by: User) 
         .select_related("membership__pool", "membership__user", "interview")
         .get(pk=seat.pk)
     )
-    if by.pk == seat.membership.user_id:
-        raise rules.Forbidden("A trainee cannot sign off their own seat.", code="own_sign_off")
-    if not _may_sign_off(by, seat):
-        raise rules.Forbidden(
-            "Only a counted interviewer on that interview, or a keeper of the pool, signs it off.",
-            code="not_trainer",
-        )
+    seat_sign_off_check(seat=seat, by=by)
     if seat.outcome != TrainingSeat.Outcome.PENDING:
         raise Conflict("This seat is already signed off.", code="already_signed_off")
     if seat.membership.status != PoolMembership.Status.TRAINING or seat.membership.removed_at:

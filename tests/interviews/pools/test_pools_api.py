@@ -87,8 +87,13 @@ def test_memberships_are_added_refused_twice_and_removed_keeping_the_row(
     assert listed["count"] == 0
 
 
-def test_an_interviewer_cannot_add_to_a_pool_they_do_not_see(pool, interviewer):
+def test_an_interviewer_adds_no_one_and_a_manager_not_to_a_pool_they_do_not_see(pool, interviewer):
     response = client_for(interviewer).post(
+        "/api/v1/pool-memberships/", {"pool": pool.pk, "user": "ines"}, format="json"
+    )
+    assert detail(response, 403, "pool_not_kept")
+    manager = make_user("hana", HIRING_MANAGER)
+    response = client_for(manager).post(
         "/api/v1/pool-memberships/", {"pool": pool.pk, "user": "ines"}, format="json"
     )
     assert response.status_code == 404
