@@ -14,6 +14,7 @@ from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
 from interviews.models import Loop
+from interviews.pools.models import TrainingSeat
 from kit.models import RubricItem
 from scoring.calibration.schema import CandidateCalibrationSerializer, SnapshotScopeSerializer
 from scoring.models import Scorecard
@@ -86,8 +87,8 @@ class ExportedTrainingSeatSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     membership = RowRefSerializer(help_text="the trainee's pool membership")
     interview = TitledRowRefSerializer()
-    kind = serializers.ChoiceField(choices=["shadow", "reverse_shadow"])
-    outcome = serializers.ChoiceField(choices=["pending", "ready", "not_yet"])
+    kind = serializers.ChoiceField(choices=TrainingSeat.Kind.choices)
+    outcome = serializers.ChoiceField(choices=TrainingSeat.Outcome.choices)
     note = serializers.CharField(help_text="the trainer's sign-off note")
     signed_off_by = UserRowRefSerializer(allow_null=True)
     signed_off_at = when(null=True)
