@@ -204,3 +204,13 @@ def test_a_reverse_shadow_comes_after_every_shadow_is_signed_ready(
         "Theo has 0 of 2 shadow seats signed ready: reverse shadows come after every shadow."
     )
     assert not Panelist.objects.exists() and not TrainingSeat.objects.exists()
+
+
+def test_a_graduation_is_heard_only_by_owners_who_see_its_pool(pool, people, recruiter):
+    from interviews.pools.webhooks import read_graduation
+
+    _, trainee, _ = people
+    ids = {"graduation_id": 1, "pool_id": pool.pk, "user_id": trainee.pk}
+    assert read_graduation(recruiter, ids, {}) == ids
+    assert read_graduation(trainee, ids, {}) == ids  # a member of the pool
+    assert read_graduation(interviewer_in("olga"), ids, {}) is None
