@@ -179,7 +179,9 @@ class LimitsViewSet(
             return limits
         return limits.filter(user_id=self.request.user.pk or 0)
 
-    @extend_schema(request=LimitsInputSerializer, responses={201: LimitsSerializer})
+    @extend_schema(
+        request=LimitsInputSerializer, responses={200: LimitsSerializer, 201: LimitsSerializer}
+    )
     def create(self, request: Request) -> Response:
         data = _valid(LimitsInputSerializer, request)
         by = signed_in(request)

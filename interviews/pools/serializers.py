@@ -16,11 +16,19 @@ from kit.serializers import NamedRelatedField
 
 
 class PoolSerializer(serializers.ModelSerializer):
-    role = serializers.CharField(source="role.name", default=None, read_only=True)
-    competency = serializers.CharField(source="competency.slug", default=None, read_only=True)
-    level_min = serializers.CharField(source="level_min.name", default=None, read_only=True)
-    level_max = serializers.CharField(source="level_max.name", default=None, read_only=True)
-    slot_title = serializers.CharField(source="slot.title", default=None, read_only=True)
+    role = serializers.CharField(source="role.name", default=None, read_only=True, allow_null=True)
+    competency = serializers.CharField(
+        source="competency.slug", default=None, read_only=True, allow_null=True
+    )
+    level_min = serializers.CharField(
+        source="level_min.name", default=None, read_only=True, allow_null=True
+    )
+    level_max = serializers.CharField(
+        source="level_max.name", default=None, read_only=True, allow_null=True
+    )
+    slot_title = serializers.CharField(
+        source="slot.title", default=None, read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Pool
@@ -65,7 +73,7 @@ class GraduationSerializer(serializers.ModelSerializer):
 class MembershipSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
     name = serializers.SerializerMethodField()
-    graduation = GraduationSerializer(read_only=True, default=None)
+    graduation = GraduationSerializer(read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = PoolMembership
@@ -89,6 +97,9 @@ class MembershipInputSerializer(serializers.Serializer):
 
 class LimitsSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
+    # HH:MM:SS on the person's own clock: a "time" format would ask for an offset.
+    day_start = serializers.CharField(read_only=True, help_text="HH:MM:SS in their zone")
+    day_end = serializers.CharField(read_only=True, help_text="HH:MM:SS in their zone")
 
     class Meta:
         model = InterviewerLimits

@@ -28,7 +28,9 @@ def _loop(request: HttpRequest, pk: int) -> Loop:
 
 
 def _ids(raw: str) -> list[int]:
-    return [int(part) for part in raw.split(",") if part.strip().isdigit()][:200]
+    """Ids from a comma-separated list; anything else, or too long to be an id, is left out."""
+    parts = [part.strip() for part in raw.split(",")[:200]]
+    return [int(part) for part in parts if part.isascii() and part.isdigit() and len(part) <= 18]
 
 
 @login_required

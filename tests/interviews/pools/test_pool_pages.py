@@ -90,3 +90,9 @@ def test_my_interviews_shows_my_pools_and_training_progress(pool, recruiter):
     text = page_client(dev).get("/interviews/").content.decode()
     assert "Your pools" in text
     assert "Serving: training (shadows 0 of 2, reverse shadows 0 of 1)" in text
+
+
+def test_a_reroll_ignores_what_is_not_an_id(pool, recruiter, scheduled):
+    loop = scheduled[0].loop
+    page = page_client(recruiter).get(f"/loops/{loop.pk}/staff/?avoid=x,{'9' * 5000},-1,²,2")
+    assert page.status_code == 200
