@@ -68,6 +68,28 @@ SUMMARIES = {
     "webhooks_deliveries_list": "List a subscription's deliveries",
     "webhooks_deliveries_replay_create": "Send a delivery again",
     "webhooks_deliveries_retrieve": "Get a delivery",
+    # Pools and training (interviews/pools/api.py).
+    "pools_list": "List interviewer pools",
+    "pools_create": "Make an interviewer pool",
+    "pools_retrieve": "Get an interviewer pool",
+    "pools_partial_update": "Rename an interviewer pool",
+    "pool_memberships_list": "List pool memberships",
+    "pool_memberships_create": "Add someone to a pool, qualified or training",
+    "pool_memberships_retrieve": "Get a pool membership",
+    "pool_memberships_destroy": "Take someone out of a pool",
+    "pool_memberships_graduate_create": "Graduate a trainee whose path is complete",
+    "interviewer_limits_list": "List interviewers' limits and working hours",
+    "interviewer_limits_create": "Set an interviewer's limits and working hours",
+    "interviewer_limits_retrieve": "Get an interviewer's limits",
+    "interviewer_limits_update": "Replace an interviewer's limits",
+    "training_paths_list": "List pools' training paths",
+    "training_paths_retrieve": "Get a pool's training path",
+    "training_paths_update": "Replace a pool's training path",
+    "training_seats_list": "List trainees' shadow and reverse-shadow seats",
+    "training_seats_retrieve": "Get a training seat",
+    "training_seats_sign_off_create": "Sign a training seat off",
+    "loops_staff_create": "Propose panels for a loop from its pools",
+    "loops_staff_accept_create": "Seat a loop's panels, with warnings",
 }
 
 # The codes each operation's errors can carry (problem details' `code`), beyond the
@@ -88,7 +110,35 @@ _EDIT_403 = ["shadow", "seat_cancelled"]
 ERROR_CODES: dict[str, dict[int, list[str]]] = {
     "auth_token_create": {403: ["password_login_off"], 429: ["locked_out"]},
     "candidates_erase_create": {409: ["candidate_already_erased"]},
-    "interviews_update": {400: _PANEL},
+    "interviews_update": {400: [*_PANEL, "trainee_not_counted"]},
+    "pools_create": {
+        400: ["pool_target_missing", "pool_target_ambiguous", "level_range_reversed"],
+        403: ["pool_not_kept"],
+    },
+    "pools_partial_update": {403: ["pool_not_kept"]},
+    "pool_memberships_create": {403: ["pool_not_kept"], 409: ["already_in_pool"]},
+    "pool_memberships_destroy": {403: ["pool_not_kept"], 409: ["already_removed"]},
+    "pool_memberships_graduate_create": {
+        403: ["pool_not_kept"],
+        409: ["not_training", "path_incomplete"],
+    },
+    "interviewer_limits_create": {
+        400: ["hours_reversed", "week_below_day"],
+        403: ["limits_not_yours"],
+    },
+    "interviewer_limits_update": {
+        400: ["hours_reversed", "week_below_day"],
+        403: ["limits_not_yours"],
+    },
+    "training_paths_update": {400: ["path_empty"], 403: ["pool_not_kept"]},
+    "training_seats_sign_off_create": {
+        400: ["note_required"],
+        403: ["own_sign_off", "not_trainer"],
+        409: ["already_signed_off", "not_training"],
+    },
+    "loops_staff_accept_create": {
+        400: [*_PANEL, "trainee_not_counted", "not_training", "shadows_first"],
+    },
     # Who may change an interview's questions, and until when: interviews/editing.py.
     "interviews_alternatives_list": {403: _EDIT_403},
     "interviews_swap_create": {

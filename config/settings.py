@@ -377,6 +377,10 @@ SPECTACULAR_SETTINGS = {
         "LoopStatusEnum": "interviews.models.Loop.Status",
         "ScorecardStatusEnum": "scoring.models.Scorecard.Status",
         "CalibrationJobStatusEnum": "scoring.models.CalibrationJob.Status",
+        "PoolMembershipStatusEnum": "interviews.pools.models.PoolMembership.Status",
+        "TrainingSeatKindEnum": "interviews.pools.models.TrainingSeat.Kind",
+        "RubricItemKindEnum": "kit.models.RubricItem.Kind",
+        "TrainingSeatOutcomeEnum": "interviews.pools.models.TrainingSeat.Outcome",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -58,3 +58,52 @@ class PanelistAdmin(ReadOnlyAdmin):
 class InterviewQuestionAdmin(ReadOnlyAdmin):
     list_display = ["interview", "order", "question", "version"]
     list_select_related = ["interview__loop__candidate", "question", "version__question"]
+
+
+# Pools and training (interviews.pools): read-only too; they change through the API
+# and pages, which audit every change.
+from interviews.pools.models import (  # noqa: E402
+    Graduation,
+    InterviewerLimits,
+    Pool,
+    PoolMembership,
+    TrainingPath,
+    TrainingSeat,
+)
+
+
+@admin.register(Pool)
+class PoolAdmin(ReadOnlyAdmin):
+    list_display = ["name", "role", "slot", "competency", "created_at"]
+    list_select_related = ["role", "slot", "competency"]
+
+
+@admin.register(PoolMembership)
+class PoolMembershipAdmin(ReadOnlyAdmin):
+    list_display = ["pool", "user", "status", "added_at", "removed_at"]
+    list_select_related = ["pool", "user"]
+    list_filter = ["status"]
+
+
+@admin.register(InterviewerLimits)
+class InterviewerLimitsAdmin(ReadOnlyAdmin):
+    list_display = ["user", "per_day", "per_week", "day_start", "day_end"]
+    list_select_related = ["user"]
+
+
+@admin.register(TrainingPath)
+class TrainingPathAdmin(ReadOnlyAdmin):
+    list_display = ["pool", "shadows", "reverse_shadows", "calibration_max_gap"]
+    list_select_related = ["pool"]
+
+
+@admin.register(TrainingSeat)
+class TrainingSeatAdmin(ReadOnlyAdmin):
+    list_display = ["membership", "interview", "kind", "outcome", "signed_off_at"]
+    list_select_related = ["membership__user", "membership__pool", "interview__loop__candidate"]
+
+
+@admin.register(Graduation)
+class GraduationAdmin(ReadOnlyAdmin):
+    list_display = ["membership", "graduated_at", "by"]
+    list_select_related = ["membership__user", "membership__pool", "by"]

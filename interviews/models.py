@@ -182,3 +182,29 @@ class InterviewQuestion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.interview}: {self.order}. {self.question}"
+
+
+# Pools and training (issue 34) live in their own module; imported here so Django
+# finds them under this app.
+from interviews.pools.models import (  # noqa: E402
+    Graduation,
+    InterviewerLimits,
+    Pool,
+    PoolMembership,
+    TrainingPath,
+    TrainingSeat,
+)
+
+__all__ = [
+    "Candidate",
+    "Graduation",
+    "Interview",
+    "InterviewQuestion",
+    "InterviewerLimits",
+    "Loop",
+    "Panelist",
+    "Pool",
+    "PoolMembership",
+    "TrainingPath",
+    "TrainingSeat",
+]

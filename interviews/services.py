@@ -15,6 +15,7 @@ from core.services import audit_event_record as audit
 from interviews import notices, selectors
 from interviews.assembly import SlotSpec
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
+from interviews.pools import rules as pool_rules
 from kit.models import Level, Question, QuestionVersion, Role
 from kit.services import question_version_mark_used
 
@@ -334,6 +335,7 @@ def interview_update(
             f"{_name(shadow)} cannot be both interviewer and shadow.", code="shadow_is_interviewer"
         )
     panel_check(interviewers=interviewers, shadow=shadow)
+    pool_rules.trainee_check(interview=interview, interviewers=interviewers)
     if (scheduled_start is None) != (scheduled_end is None):
         raise ApplicationError(
             "Give both a start and an end time, or neither.", code="time_incomplete"

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from interviews import feeds, views
+from interviews.pools import views as pool_views
 
 app_name = "interviews"
 urlpatterns = [
@@ -13,6 +14,8 @@ urlpatterns = [
     path("loops/new/", views.loop_new, name="loop-new"),
     path("loops/<int:pk>/", views.loop_detail, name="loop-detail"),
     path("loops/<int:pk>/interviews/new/", views.interview_add, name="interview-add"),
+    path("loops/<int:pk>/staff/", pool_views.staff_loop, name="loop-staff"),
+    path("pools/", pool_views.pool_list, name="pool-list"),
     path("interviews/", views.my_interviews, name="my-interviews"),
     path("interviews/<int:pk>/panel/", views.interview_panel, name="interview-panel"),
     path("interviews/<int:pk>/remove/", views.interview_remove, name="interview-remove"),

@@ -29,3 +29,7 @@ class ScoringConfig(AppConfig):
         reader_register("scorecard.amended", read_card)
         reader_register("loop.decided", read_decision)
         reader_register("calibration.completed", read_snapshot)
+        # What a training path may ask of calibration (interviews.pools.evidence).
+        from scoring.calibration import pool_evidence
+
+        pool_evidence.register()

@@ -117,6 +117,17 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
             loop=built.loop, by=recruiter, decision="hire", rationale="A clear yes."
         )
         calibration.calibration_run_now(role=built.loop.role, by=lead)
+        # A pool, limits, and a trainee who shadows once, is signed off and graduates.
+        from interviews.pools import services as pools
+        from interviews.pools.models import TrainingSeat
+
+        pool = pools.pool_create(name="Panel", role=built.loop.role, by=lead)
+        pools.path_set(pool=pool, by=lead, shadows=1, reverse_shadows=0)
+        pools.membership_add(pool=pool, user=interviewer, by=lead)
+        pools.limits_set(user=colleague, by=colleague, per_week=5)
+        trainee = pools.membership_add(pool=pool, user=colleague, status="training", by=lead)
+        seat = TrainingSeat.objects.create(membership=trainee, interview=interview, kind="shadow")
+        pools.seat_sign_off(seat=seat, ready=True, by=lead)
         question = make_question(role=built.loop.role, title="Exercise question")
         exercise = calibration.exercise_create(
             title="November calibration",

@@ -16,6 +16,7 @@ class EventType(models.TextChoices):
     SCORECARD_AMENDED = "scorecard.amended"
     LOOP_DECIDED = "loop.decided"
     CALIBRATION_COMPLETED = "calibration.completed"
+    INTERVIEWER_GRADUATED = "interviewer.graduated"
 
 
 class WebhookSubscription(models.Model):

@@ -121,6 +121,13 @@ OWN_ROWS: dict[str, dict[str, Column]] = {
         ),
     },
     "interviews.Panelist": {},
+    # A trainee's seat on their interview (interviews.pools): the trainer's note may
+    # quote the candidate.
+    "interviews.TrainingSeat": {
+        "kind": kept(CHOICE),
+        "outcome": kept(CHOICE),
+        "note": erased("a trainer's note on a trainee's seat in their interview", to=ERASED),
+    },
     "scoring.Scorecard": {
         "status": kept(CHOICE),
         "recommendation": kept(CHOICE + ": strong_no to strong_yes, kept for calibration"),
@@ -200,6 +207,12 @@ EXPORTED_AS: dict[str, str | None] = {
 _USER_INPUT = "a colleague's account, not a candidate's"
 # Every other table with a text column: nothing in it is about a candidate.
 ELSEWHERE: dict[str, dict[str, Column]] = {
+    # Interviewer pools and training (interviews.pools): about interviewers, not candidates.
+    "interviews.Pool": {"name": kept("a pool's name, the team's")},
+    "interviews.PoolMembership": {"status": kept(CHOICE)},
+    "interviews.InterviewerLimits": {},
+    "interviews.TrainingPath": {},
+    "interviews.Graduation": {"evidence": kept("ids of seats, an exercise, a snapshot; no text")},
     "auth.Permission": {"name": kept(NOT_THEIRS), "codename": kept(NOT_THEIRS)},
     "auth.Group": {"name": kept(NOT_THEIRS)},
     "auth.User": {

@@ -14,6 +14,7 @@ from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
 from interviews.models import Loop
+from interviews.pools.models import TrainingSeat
 from kit.models import RubricItem
 from scoring.calibration.schema import CandidateCalibrationSerializer, SnapshotScopeSerializer
 from scoring.models import Scorecard
@@ -80,6 +81,18 @@ class ExportedPanelistSerializer(serializers.Serializer):
     is_shadow = serializers.BooleanField()
     reminded_at = when("when the overdue-scorecard reminder last went out", null=True)
     cancelled_at = when("when the seat was cancelled, its loop closed first", null=True)
+
+
+class ExportedTrainingSeatSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    membership = RowRefSerializer(help_text="the trainee's pool membership")
+    interview = TitledRowRefSerializer()
+    kind = serializers.ChoiceField(choices=TrainingSeat.Kind.choices)
+    outcome = serializers.ChoiceField(choices=TrainingSeat.Outcome.choices)
+    note = serializers.CharField(help_text="the trainer's sign-off note")
+    signed_off_by = UserRowRefSerializer(allow_null=True)
+    signed_off_at = when(null=True)
+    created_at = when()
 
 
 class ExportedInterviewQuestionSerializer(serializers.Serializer):
@@ -179,6 +192,9 @@ class ExportedInterviewSerializer(serializers.Serializer):
     invite_sequence = serializers.IntegerField(help_text="the calendar invites' SEQUENCE")
     created_at = when()
     panel = ExportedPanelistSerializer(many=True)
+    training_seats = ExportedTrainingSeatSerializer(
+        many=True, help_text="trainees who shadowed it, and their trainers' sign-offs"
+    )
     questions = ExportedInterviewQuestionSerializer(many=True)
     scorecards = ExportedScorecardSerializer(many=True, help_text="drafts too")
 
@@ -342,6 +358,7 @@ def _export_example() -> dict[str, Any]:
                                 "is_shadow": False, "reminded_at": None, "cancelled_at": None,
                             }
                         ],
+                        "training_seats": [],
                         "questions": [
                             {
                                 "id": 15, "interview": interview, "loop": {"id": 5},

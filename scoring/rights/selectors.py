@@ -24,6 +24,7 @@ from core.idempotency import IdempotentRequest, idempotent_requests_about
 from core.models import AuditEvent
 from core.webhooks.selectors import webhook_events_about
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
+from interviews.pools.models import TrainingSeat
 from kit.models import QuestionVersion
 from scoring.models import Amendment, FeedbackRead, QuestionRating, Scorecard
 from scoring.rights import traces
@@ -43,6 +44,7 @@ def candidate_loops(*, candidate: Candidate) -> list[Loop]:
     )
     interviews = Interview.objects.select_related("slot").prefetch_related(
         Prefetch("panel", queryset=Panelist.objects.select_related("user")),
+        Prefetch("training_seats", queryset=TrainingSeat.objects.select_related("signed_off_by")),
         Prefetch(
             "questions", queryset=InterviewQuestion.objects.select_related("question", "version")
         ),
@@ -116,6 +118,7 @@ def _interview(interview: Interview) -> dict[str, Any]:
     return {
         **row(interview),
         "panel": [row(seat) for seat in interview.panel.all()],
+        "training_seats": [row(seat) for seat in interview.training_seats.all()],
         "questions": [row(item) for item in interview.questions.all()],
         "scorecards": [
             {

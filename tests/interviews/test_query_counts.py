@@ -153,8 +153,10 @@ def test_the_my_interviews_page(client, interviewer, busy, django_assert_max_num
     # 1 the interviews with loop, candidate, role and level
     # 1 their panels with the users
     # 1 the calibration exercises waiting for the interviewer's scores
+    # 1 the interviewer's pools (with their training seats: a second query, and their
+    #   load a third, only when they are in a pool)
     # One of them reads the viewer's time zone (their profile), as every page does.
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         response = client.get(reverse("interviews:my-interviews"))
     assert response.content.decode().count('/kit/"') == 2 * LOOPS
 

@@ -23,6 +23,13 @@ from core.webhooks.models import WebhookDelivery, WebhookSubscription
 from core.webhooks.services import webhook_subscription_create
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
+from interviews.pools.models import (
+    InterviewerLimits,
+    Pool,
+    PoolMembership,
+    TrainingPath,
+    TrainingSeat,
+)
 from kit.models import Competency, Level, LoopTemplate, Question, Role
 from scoring.calibration import services as scoring_services
 from scoring.models import CalibrationExercise, CalibrationJob, CalibrationSnapshot, Scorecard
@@ -54,6 +61,10 @@ class World:
     exercise: CalibrationExercise
     webhook: WebhookSubscription  # hears submissions, details included; nothing sent
     delivery: WebhookDelivery  # of Ines's submission
+    pool: Pool  # of the loop's role: Ines qualified, Sam training
+    membership: PoolMembership  # Sam's, training
+    limits: InterviewerLimits  # Omar's
+    seat: TrainingSeat  # Sam's shadow seat on interview 1, awaiting Ines's sign-off
 
 
 @pytest.fixture(autouse=True)
@@ -119,7 +130,18 @@ def build_world() -> World:
         participants=[users["olga"]],
         by=users["leo"],
     )
+    # Pools, straight into the tables (the services' audit events would add to the log).
+    pool = Pool.objects.create(name="Panel", role=role)
+    TrainingPath.objects.create(pool=pool)
+    PoolMembership.objects.create(pool=pool, user=users["ines"])
+    membership = PoolMembership.objects.create(pool=pool, user=users["sam"], status="training")
+    seat = TrainingSeat.objects.create(membership=membership, interview=first, kind="shadow")
+    limits = InterviewerLimits.objects.create(user=users["omar"])
     return World(
+        pool=pool,
+        membership=membership,
+        limits=limits,
+        seat=seat,
         users=users,
         role=role,
         level=built.loop.level,

@@ -69,6 +69,11 @@ RESOURCES: dict[str, Callable[[World], int]] = {
     "calendar": lambda w: "not-a-feed-token",  # type: ignore[dict-item,return-value]  # a secret, not an id
     "webhooks": lambda w: w.webhook.pk,
     "deliveries": lambda w: w.delivery.pk,  # of the webhook, for Ines's submission
+    "pools": lambda w: w.pool.pk,
+    "pool-memberships": lambda w: w.membership.pk,  # Sam's, training
+    "interviewer-limits": lambda w: w.limits.pk,  # Omar's
+    "training-paths": lambda w: w.pool.path.pk,
+    "training-seats": lambda w: w.seat.pk,  # Sam's, on interview 1, Ines beside him
 }
 
 # Query strings without which a view would only answer "bad request".
@@ -130,6 +135,11 @@ EXPECTED: dict[tuple[str, str], tuple[int, int, int, int, int, int, int]] = {
     ("interviews:loop-new", "POST"): (302, 404, 404, 404, 404, 200, 404),
     ("interviews:loop-detail", "GET"): (302, 404, 404, 404, 404, 200, 404),
     ("interviews:loop-detail", "POST"): (302, 404, 404, 404, 404, 200, 404),
+    ("interviews:loop-staff", "GET"): (302, 404, 404, 404, 404, 200, 404),
+    # an empty form seats nothing: back to the loop page
+    ("interviews:loop-staff", "POST"): (302, 404, 404, 404, 404, 302, 404),
+    ("interviews:pool-list", "GET"): (302, 404, 404, 404, 404, 200, 200),
+    ("interviews:pool-list", "POST"): (302, 404, 404, 404, 404, 200, 200),
     ("interviews:interview-panel", "GET"): (302, 405, 405, 405, 405, 405, 405),
     ("interviews:interview-panel", "POST"): (302, 404, 404, 404, 404, 200, 404),
     # an empty form adds nothing: the loop page again, with what is missing
@@ -253,6 +263,37 @@ EXPECTED: dict[tuple[str, str], tuple[int, int, int, int, int, int, int]] = {
     ("scorecard-amend", "GET"): (401, 405, 405, 405, 405, 405, 405),
     ("scorecard-amend", "POST"): (401, 404, 400, 404, 404, 404, 404),
     ("loop-debrief", "GET"): (401, 200, 200, 200, 404, 200, 404),
+    # interviewer pools and training (interviews.pools): keepers (recruiters, leads, the
+    # role's hiring managers) write; members read their pools; a 403 before the body
+    ("pool-list", "GET"): (401, 200, 200, 200, 200, 200, 200),
+    ("pool-list", "POST"): (401, 403, 403, 403, 403, 400, 400),
+    ("pool-detail", "GET"): (401, 404, 200, 200, 404, 200, 200),
+    ("pool-detail", "PATCH"): (401, 404, 403, 403, 404, 400, 400),
+    ("pool-membership-list", "GET"): (401, 200, 200, 200, 200, 200, 200),
+    ("pool-membership-list", "POST"): (401, 403, 403, 403, 403, 400, 400),
+    ("pool-membership-detail", "GET"): (401, 404, 200, 200, 404, 200, 200),
+    ("pool-membership-detail", "DELETE"): (401, 404, 403, 403, 404, 204, 204),
+    ("pool-membership-graduate", "GET"): (401, 405, 405, 405, 405, 405, 405),
+    # Sam's path is not complete: 409 path_incomplete
+    ("pool-membership-graduate", "POST"): (401, 404, 403, 403, 404, 409, 409),
+    # everyone sets their own limits (an empty body changes nothing); Omar's row
+    ("interviewer-limits-list", "GET"): (401, 200, 200, 200, 200, 200, 200),
+    ("interviewer-limits-list", "POST"): (401, 200, 201, 201, 201, 201, 201),
+    ("interviewer-limits-detail", "GET"): (401, 200, 404, 404, 404, 200, 200),
+    ("interviewer-limits-detail", "PUT"): (401, 200, 404, 404, 404, 200, 200),
+    ("training-path-list", "GET"): (401, 200, 200, 200, 200, 200, 200),
+    ("training-path-detail", "GET"): (401, 404, 200, 200, 404, 200, 200),
+    ("training-path-detail", "PUT"): (401, 404, 403, 403, 404, 400, 400),
+    # Sam's seat: his own, Ines's to sign off (she sits beside him), the keepers'
+    ("training-seat-list", "GET"): (401, 200, 200, 200, 200, 200, 200),
+    ("training-seat-detail", "GET"): (401, 404, 200, 200, 404, 200, 200),
+    ("training-seat-sign-off", "GET"): (401, 405, 405, 405, 405, 405, 405),
+    ("training-seat-sign-off", "POST"): (401, 404, 400, 403, 404, 400, 400),
+    # staffing a loop: as building it (interviews.staffing)
+    ("loop-staff", "GET"): (401, 405, 405, 405, 405, 405, 405),
+    ("loop-staff", "POST"): (401, 404, 404, 404, 404, 200, 404),
+    ("loop-staff-accept", "GET"): (401, 405, 405, 405, 405, 405, 405),
+    ("loop-staff-accept", "POST"): (401, 404, 404, 404, 404, 400, 404),
     ("loop-decision", "GET"): (401, 405, 405, 405, 405, 405, 405),
     ("loop-decision", "POST"): (401, 403, 403, 403, 404, 400, 404),
     ("loop-cancel", "GET"): (401, 405, 405, 405, 405, 405, 405),
@@ -296,6 +337,25 @@ HANK: dict[tuple[str, str], int] = {
     ("interviews:question-swap", "POST"): 200,
     ("interviews:question-move", "POST"): 302,
     # the API: builds (an empty body is a 400 past the permission check), reads and staffs
+    ("interviews:loop-staff", "GET"): 200,
+    ("interviews:loop-staff", "POST"): 302,
+    ("interviews:pool-list", "GET"): 200,
+    ("interviews:pool-list", "POST"): 200,
+    ("pool-list", "POST"): 400,
+    ("pool-detail", "GET"): 200,
+    ("pool-detail", "PATCH"): 400,
+    ("pool-membership-list", "POST"): 400,
+    ("pool-membership-detail", "GET"): 200,
+    ("pool-membership-detail", "DELETE"): 204,
+    ("pool-membership-graduate", "POST"): 409,
+    ("interviewer-limits-detail", "GET"): 200,
+    ("interviewer-limits-detail", "PUT"): 200,
+    ("training-path-detail", "GET"): 200,
+    ("training-path-detail", "PUT"): 400,
+    ("training-seat-detail", "GET"): 200,
+    ("training-seat-sign-off", "POST"): 400,
+    ("loop-staff", "POST"): 200,
+    ("loop-staff-accept", "POST"): 400,
     ("loop-list", "POST"): 400,
     ("loop-preview", "POST"): 400,
     ("loop-detail", "GET"): 200,

@@ -14,7 +14,9 @@ from django.utils import timezone
 from core.outbox.models import OutgoingEmail
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from interviews import services as interview_services
-from interviews.models import Loop
+from interviews.models import Loop, Panelist
+from interviews.pools import services as pool_services
+from interviews.pools.models import TrainingSeat
 from kit.ladder import ensure_ladder
 from kit.models import Level, Question, Role
 from kit.services import loop_templates_import
@@ -68,7 +70,8 @@ class Command(BaseCommand):
     the starter role, so builds and staffs its loops), demo-interviewer-1 to
     demo-interviewer-6, all with the given password. The starter bank (kit/data/starter_bank.yaml)
     goes through import_questions, so running this twice changes nothing there;
-    candidates and loops are created once.
+    candidates and loops are created once, with an interviewer pool for the starter
+    role's L5 and up (interviewer 6 training midway, interviewer 1 at their weekly limit).
     """
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -106,6 +109,7 @@ class Command(BaseCommand):
             last_email = OutgoingEmail.objects.order_by("-pk").values_list("pk", flat=True).first()
             self._history(users)
             self._loops(users)
+            self._pools(users)
             # The demo's invites and decisions tell no one: drop them before they go out
             # (their send, after this commits, then finds nothing to send).
             OutgoingEmail.objects.filter(pk__gt=last_email or 0).delete()
@@ -250,3 +254,41 @@ class Command(BaseCommand):
                     if offset == -5 and n % 2:
                         continue
                     self._score(interview, seat.user, ability, rng, panel)
+
+    def _pools(self, users: dict[str, User]) -> None:
+        """A pool of the starter role's L5+ interviewers: interviewer 6 training (one
+        shadow of two signed ready), interviewer 1 at their weekly limit."""
+        lead = users["demo-lead"]
+        role = Role.objects.get(name=STARTER_ROLE)
+        # L5 and up: the generated-client test staffs an L4 loop with every demo interviewer.
+        pool = pool_services.pool_create(
+            name=f"{STARTER_ROLE} L5+", role=role, level_min=Level.objects.get(name="L5"), by=lead
+        )
+        for n in range(1, len(INTERVIEWERS)):
+            pool_services.membership_add(pool=pool, user=users[f"demo-interviewer-{n}"], by=lead)
+        trainee = users[f"demo-interviewer-{len(INTERVIEWERS)}"]
+        membership = pool_services.membership_add(
+            pool=pool, user=trainee, status="training", by=lead
+        )
+        past = (
+            Panelist.objects.filter(interview__loop__role=role, is_shadow=False)
+            .exclude(user=trainee)
+            .filter(interview__scheduled_start__lt=timezone.now())
+            .order_by("-interview__scheduled_start")
+            .first()
+        )
+        if past is not None:
+            seat = TrainingSeat.objects.create(
+                membership=membership, interview_id=past.interview_id, kind="shadow"
+            )
+            pool_services.seat_sign_off(
+                seat=seat, ready=True, note="Took clear notes; asked good follow-ups.", by=lead
+            )
+        busy = users["demo-interviewer-1"]
+        now = timezone.now()
+        week = Panelist.objects.filter(
+            user=busy,
+            interview__scheduled_start__gte=now - timedelta(days=now.weekday()),
+            interview__scheduled_start__lt=now + timedelta(days=7 - now.weekday()),
+        ).count()
+        pool_services.limits_set(user=busy, by=lead, per_day=1, per_week=max(1, week))

@@ -15,6 +15,8 @@ from django.contrib.auth.models import Group, Permission, User
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from core.webhooks import services
 from core.webhooks.models import EventType, WebhookDelivery, WebhookSubscription
+from interviews.pools import services as pool_services
+from interviews.pools.models import TrainingSeat
 from scoring.calibration import services as calibration
 from scoring.scorecards import services as scorecards
 from tests.conftest import client_for
@@ -107,6 +109,13 @@ def test_a_leads_and_an_interviewers_subscriptions_carry_no_contact_details_or_f
         scorecards.loop_decide(loop=panel.loop, by=recruiter, decision="hire", rationale=RATIONALE)
     with django_capture_on_commit_callbacks(execute=True):
         calibration.calibration_run_now(role=panel.loop.role, by=lead)
+    # Ines graduates into a pool of the role (she sees it, as its member; Leo keeps it).
+    pool = pool_services.pool_create(name="Panel", role=panel.loop.role, by=lead)
+    pool_services.path_set(pool=pool, by=lead, shadows=1, reverse_shadows=0)
+    trainee = pool_services.membership_add(pool=pool, user=interviewer, status="training", by=lead)
+    seat = TrainingSeat.objects.create(membership=trainee, interview=interview, kind="shadow")
+    with django_capture_on_commit_callbacks(execute=True):
+        pool_services.seat_sign_off(seat=seat, ready=True, by=lead)
 
     scanned = {path: bodies(receiver, path) for path in ("/hooks/leo", "/hooks/leo-plain",
                                                          "/hooks/ines")}  # fmt: skip

@@ -33,6 +33,7 @@ from core.services import audit_event_record
 from core.webhooks.services import webhook_subscription_create
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, Loop
+from interviews.pools.models import Pool, PoolMembership, TrainingSeat
 from kit.models import Question
 from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
@@ -108,6 +109,14 @@ def seed(
         by=recruiter,
     )
 
+    # Sam shadows the first interview as a trainee; Ines's sign-off note quotes the candidate.
+    # Straight into the tables: the services' audit events are about the pool, not them.
+    pool = Pool.objects.create(name="Trainees", role=loop.role)
+    membership = PoolMembership.objects.create(pool=pool, user=sam, status="training")
+    TrainingSeat.objects.create(
+        membership=membership, interview=first, kind="shadow", outcome="not_yet",
+        note=f"Missed what {mark} said about caching", signed_off_by=ines,
+    )  # fmt: skip
     submitted(ines, first, notes=f"{mark} ines notes", summary=f"{mark} ines summary")
     submitted(pia, first, rating=2, notes=f"{mark} pia notes", summary=f"{mark} pia summary")
     submitted(sam, first, notes=f"{mark} shadow notes", summary=f"{mark} shadow summary")

@@ -67,6 +67,7 @@ def test_the_scan_finds_the_marker_wherever_the_seed_put_it(seeded: Seeded) -> N
     assert hits == {
         "interviews_candidate": {"name", "email", "phone", "notes"},
         "interviews_loop": {"decision_rationale"},
+        "interviews_trainingseat": {"note"},
         "scoring_scorecard": {"summary"},
         "scoring_questionrating": {"notes", "not_asked_reason"},
         "scoring_amendment": {"reason", "before", "after"},

@@ -212,18 +212,19 @@ def test_the_export_reads_with_a_fixed_number_of_queries(
     clients = [client_for(User.objects.get(pk=recruiter.pk)) for _ in range(2)]
 
     # 1 the recruiter check (groups), 2 the candidate, 3 loops (role, level, template,
-    # deciders), 4 interviews (slot), 5 panels (users), 6 questions (question, version),
+    # deciders), 4 interviews (slot), 5 panels (users), 5b trainees' seats (signers),
+    # 6 questions (question, version),
     # 7 scorecards (interviewers), 8 ratings (version), 9 rubric ticks, 10 follow-ups
     # asked, 11 amendments (by), 12 earlier names (admin log), 13 who read the cards,
     # 14 snapshot ids of the scopes, 15 those snapshots, 16 audit events, 17 admin log
     # entries, 18 webhook events about them, 19 kept answers to keyed POSTs, 20 the
     # export's audit event.
-    with django_assert_max_num_queries(20) as large_queries:
+    with django_assert_max_num_queries(21) as large_queries:
         response = clients[0].get(f"/api/v1/candidates/{large.pk}/export/")
     assert response.status_code == 200
-    with django_assert_max_num_queries(20) as small_queries:
+    with django_assert_max_num_queries(21) as small_queries:
         clients[1].get(f"/api/v1/candidates/{small.pk}/export/")
-    assert len(large_queries) == len(small_queries) == 20
+    assert len(large_queries) == len(small_queries) == 21
     body = response.json()
     cards = [c for i in body["loops"][0]["interviews"] for c in i["scorecards"]]
     assert len(cards) == 6 and sum(len(c["ratings"]) for c in cards) == 24
