@@ -303,6 +303,8 @@ def example_for(
         return 0.5
     if kind == "boolean":
         return False
+    if kind == "string" and schema.get("format") == "decimal":
+        return "0.75"  # a decimal travels as a string its pattern admits
     if kind == "string":
         return _BY_FORMAT.get(schema.get("format", ""), _BY_NAME.get(name, "string"))
     return None
