@@ -11,7 +11,7 @@ import django_filters
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.openapi import error
 from core.auth import signed_in
 from core.etags import ETagMixin
 from interviews import staffing
@@ -108,6 +109,9 @@ class MembershipFilter(django_filters.FilterSet):
         fields = ["pool", "current", "status"]
 
 
+@extend_schema_view(
+    destroy=extend_schema(responses={204: None, 409: error("They are already out of the pool.")})
+)
 class MembershipViewSet(
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -126,7 +130,14 @@ class MembershipViewSet(
             return PoolMembership.objects.none()
         return selectors.memberships_visible_to(self.request.user).order_by("pool_id", "id")
 
-    @extend_schema(request=MembershipInputSerializer, responses={201: MembershipSerializer})
+    @extend_schema(
+        request=MembershipInputSerializer,
+        responses={
+            201: MembershipSerializer,
+            404: error("No pool with this id that you may see."),
+            409: error("They are already in this pool."),
+        },
+    )
     def create(self, request: Request) -> Response:
         if not rules.is_keeper(request.user):
             raise rules.Forbidden(rules.NOT_KEPT, code="pool_not_kept")
@@ -143,7 +154,15 @@ class MembershipViewSet(
             status=status.HTTP_201_CREATED,
         )
 
-    @extend_schema(request=None, responses={200: MembershipSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            200: MembershipSerializer,
+            409: error(
+                "Not training, or the path is not complete (the detail says what is missing)."
+            ),
+        },
+    )
     @action(detail=True, methods=["post"])
     def graduate(self, request: Request, pk: str) -> Response:
         """Graduate a trainee whose path is complete (409 ``path_incomplete`` says what is
@@ -249,7 +268,13 @@ class SeatViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             return TrainingSeat.objects.none()
         return selectors.seats_visible_to(self.request.user).order_by("id")
 
-    @extend_schema(request=SignOffInputSerializer, responses={200: SeatSerializer})
+    @extend_schema(
+        request=SignOffInputSerializer,
+        responses={
+            200: SeatSerializer,
+            409: error("The seat is already signed off, or its trainee is no longer training."),
+        },
+    )
     @action(detail=True, methods=["post"], url_path="sign-off")
     def sign_off(self, request: Request, pk: str) -> Response:
         """Sign a seat off: ready, or not yet with a note (the trainee takes it again)."""

@@ -185,6 +185,10 @@ def test_conflicts_are_documented_where_a_service_raises_them() -> None:
         ("/candidates/{id}/erase/", "post"),
         ("/loops/", "post"),
         ("/webhooks/deliveries/{id}/replay/", "post"),
+        ("/pool-memberships/", "post"),
+        ("/pool-memberships/{id}/", "delete"),
+        ("/pool-memberships/{id}/graduate/", "post"),
+        ("/training-seats/{id}/sign-off/", "post"),
     }
 
 

@@ -22,6 +22,13 @@ from core.webhooks import services as webhook_services
 from core.webhooks.models import EventType, WebhookDelivery, WebhookSubscription
 from interviews import selectors as interview_selectors
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
+from interviews.pools.models import (
+    InterviewerLimits,
+    Pool,
+    PoolMembership,
+    TrainingPath,
+    TrainingSeat,
+)
 from kit.models import Competency, FollowUp, Level, LoopTemplate, Question, Role, RubricItem
 from scoring.calibration import services as calibration_services
 from scoring.models import CalibrationJob, Scorecard
@@ -108,6 +115,11 @@ def dictionaries() -> dict[str, list[Any]]:
         "rubric": ids(RubricItem),
         "follow-ups": ids(FollowUp),
         "webhooks": ids(WebhookSubscription),
+        "pools": ids(Pool),
+        "pool-memberships": ids(PoolMembership),
+        "interviewer-limits": ids(InterviewerLimits),
+        "training-paths": ids(TrainingPath),
+        "training-seats": ids(TrainingSeat),
         "role-names": values(Role, "name"),
         "level-names": values(Level, "name"),
         "slugs": values(Competency, "slug"),
@@ -240,6 +252,7 @@ def well_formed() -> list[Request]:
             {"path_parameters": _path(webhook.pk), "body": {"url": "ftp://ats.example.com/"}},
         ),
         ("GET /webhooks/{id}/deliveries/", {"path_parameters": _path(webhook.pk)}),
+        ("GET /webhooks/deliveries/{id}/", {"path_parameters": _path(replayable.pk, text=False)}),
         (
             "POST /webhooks/deliveries/{id}/replay/",
             {"path_parameters": _path(replayable.pk, text=False)},
