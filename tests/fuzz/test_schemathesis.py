@@ -313,7 +313,7 @@ def test_every_documented_status_code_was_seen() -> None:
         "POST /pools/": {201},
         "PATCH /pools/{id}/": {200, 400},
         "POST /pool-memberships/": {201},
-        "DELETE /pool-memberships/{id}/": {204},
+        "DELETE /pool-memberships/{id}/": {204, 409},
         "POST /pool-memberships/{id}/graduate/": {200},
         "PUT /interviewer-limits/{id}/": {200, 400},
         "PUT /training-paths/{id}/": {200, 400},

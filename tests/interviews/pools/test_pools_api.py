@@ -85,6 +85,10 @@ def test_memberships_are_added_refused_twice_and_removed_keeping_the_row(
     assert PoolMembership.objects.get().removed_at is not None
     listed = client.get(f"/api/v1/pool-memberships/?pool={pool.pk}&current=true").json()
     assert listed["count"] == 0
+    removed_at = PoolMembership.objects.get().removed_at
+    again = client.delete(f"/api/v1/pool-memberships/{added.json()['id']}/")
+    assert detail(again, 409, "already_removed") == "Ines was already removed from Serving."
+    assert PoolMembership.objects.get().removed_at == removed_at
 
 
 def test_an_interviewer_adds_no_one_and_a_manager_not_to_a_pool_they_do_not_see(pool, interviewer):
