@@ -5,7 +5,7 @@ import re
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.settings import email_settings
+from config.env import email_settings
 from tests.config.test_settings import manage
 
 NAMES = ("EMAIL_URL", "EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD",
