@@ -158,6 +158,7 @@ ERROR_CODES: dict[str, dict[int, list[str]]] = {
         400: [
             "unknown_decision",
             "rationale_missing",
+            "rationale_required",
             "hire_waits_for_interviews",
             "hire_waits_for_interview_end",
             "hire_waits_for_scorecards",

@@ -192,7 +192,11 @@ class DebriefView(APIView):
 
 
 class DecisionView(APIView):
-    """Record the hire / no-hire decision (recruiters). The loop becomes decided."""
+    """Record the hire / no-hire decision (recruiters). The loop becomes decided.
+
+    A hire waits until every interview is held and scored (400 hire_waits_*); a hire
+    against a panel that mostly said no needs a rationale that says why, of at least
+    40 characters (400 rationale_required)."""
 
     permission_classes = [IsAuthenticated]
 

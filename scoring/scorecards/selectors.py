@@ -28,7 +28,7 @@ from scoring.models import (
     Scorecard,
 )
 from scoring.scorecards import amendments as amending
-from scoring.scorecards import queries
+from scoring.scorecards import hiring, queries
 
 PANEL_USERS = Prefetch("panel", queryset=Panelist.objects.select_related("user"))
 
@@ -229,6 +229,23 @@ class Debrief:
         overall = [sum(column) for column in zip(*counts.values(), strict=True)]
         labels = [str(label) for label in Scorecard.Recommendation.labels]
         return Tally(labels=labels, rows=rows, overall=overall or [0] * len(order))
+
+    @property
+    def panel(self) -> hiring.Panel:
+        """How the counted cards the reader sees recommend (hiring.panel_of); a blind
+        reader sees no one else's card, so no panel."""
+        if self.blind:
+            return hiring.Panel()
+        return hiring.panel_of(
+            row.scorecard.recommendation
+            for row in self.rows
+            if visibility.counts(shadow=row.scorecard.is_shadow, done=row.scorecard.is_submitted)
+        )
+
+    @property
+    def hire_needs_rationale(self) -> bool:
+        """Whether a hire here goes against the panel (hiring.needs_rationale)."""
+        return hiring.needs_rationale(decision=Loop.Decision.HIRE, panel=self.panel)
 
     @property
     def reads_others(self) -> bool:

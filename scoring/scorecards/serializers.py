@@ -8,6 +8,7 @@ from core.fields import ChosenField
 from interviews.models import Loop
 from kit.models import FollowUp, RubricItem
 from scoring.models import Amendment, QuestionRating, Scorecard
+from scoring.scorecards import hiring
 
 
 class RatingSerializer(serializers.ModelSerializer):
@@ -157,4 +158,9 @@ class ReasonInputSerializer(serializers.Serializer):
 
 class DecisionInputSerializer(serializers.Serializer):
     decision = serializers.ChoiceField(choices=Loop.Decision.choices)
-    rationale = serializers.CharField()
+    rationale = serializers.CharField(
+        help_text="The evidence the decision rests on. A hire against a panel that mostly"
+        " said no (more than half of the submitted, non-shadow recommendations strong no or"
+        f" no) needs at least {hiring.RATIONALE_MIN_CHARS} characters saying why, else 400"
+        " rationale_required (scoring/scorecards/hiring.py)."
+    )

@@ -25,7 +25,7 @@ from scoring.models import (
     FeedbackRead,
     Scorecard,
 )
-from scoring.scorecards import closing, queries, selectors
+from scoring.scorecards import closing, hiring, queries, selectors
 from scoring.scorecards import webhooks as webhook_payloads
 from scoring.scorecards.ratings import Item, RatingInput, validated
 
@@ -459,6 +459,11 @@ def loop_decide(*, loop: Loop, by: User, decision: str, rationale: str) -> Loop:
     if not rationale.strip():
         raise ApplicationError("Record the rationale for the decision.", code="rationale_missing")
     _check_feedback_for(decision, loop)
+    short = hiring.rationale_short(
+        decision=decision, panel=hiring.loop_panel(loop), rationale=rationale
+    )
+    if short:
+        raise ApplicationError(short, code="rationale_required")
     loop.decision = decision
     loop.decision_rationale = rationale.strip()
     loop.decided_by = by

@@ -15,7 +15,7 @@ from kit.models import RubricItem
 from scoring import visibility
 from scoring.anchors import anchors
 from scoring.models import Scorecard
-from scoring.scorecards import closing, selectors, services
+from scoring.scorecards import closing, hiring, selectors, services
 from scoring.scorecards.forms import parse_scorecard
 
 
@@ -188,6 +188,7 @@ def _reason(request: HttpRequest) -> str:
 @login_required
 def debrief(request: HttpRequest, pk: int) -> HttpResponse:
     loop = selectors.loop_for_debrief(user=request.user, pk=pk)
+    posted: dict[str, str] = {}  # a refused decision's choice and rationale, shown again
     if request.method == "POST":
         if not is_recruiter(request.user):
             raise PermissionDenied("Only recruiters record decisions.")
@@ -212,6 +213,8 @@ def debrief(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("scoring:debrief", loop.pk)
         except ApplicationError as exc:
             messages.error(request, exc.message)
+            if action == "decide":
+                posted = {k: request.POST.get(k, "") for k in ("decision", "rationale")}
     debrief = selectors.debrief(user=request.user, loop=loop)
     if debrief.reads_others:
         services.feedback_read(user=request.user, loop_ids=[loop.pk])
@@ -224,6 +227,8 @@ def debrief(request: HttpRequest, pk: int) -> HttpResponse:
             "decisions": Loop.Decision.choices,
             "can_decide": is_recruiter(request.user) and not loop.is_closed,
             "can_manage": is_recruiter(request.user),
+            "posted": posted,
+            "rationale_min": hiring.RATIONALE_MIN_CHARS,
         },
     )
 
