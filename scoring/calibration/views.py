@@ -1,21 +1,24 @@
 """Pages for calibration: the dashboard, starting a run, the CSV export, exercises."""
 
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import dateformat, timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from core import spreadsheet
 from core.auth import signed_in
-from core.params import optional_choice, optional_id, optional_int
+from core.params import one, optional_choice, optional_id, optional_int, optional_page
 from core.permissions import is_lead, is_recruiter
 from core.services import audit_event_record
 from interviews.forms import interviewer_choices
@@ -60,6 +63,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             row["name"] = names[row["interviewer"]]
             # The table shows the reason's first clause; the whole of it on hover.
             row["reason_short"] = (row.get("reason") or "").split(":")[0] or None
+            row["mark"] = _severity_mark(row)
         charts = {
             "interviewers": [
                 {
@@ -78,7 +82,8 @@ def calibration(request: HttpRequest) -> HttpResponse:
                 {"name": row["candidate"], "raw": row["raw_mean"], "adjusted": row["adjusted"]}
                 for row in result["candidates"]
             ],
-            "trend": selectors.trend(role=role, level=level) if full else [],
+            "trend": _in_viewer_zone(selectors.trend(role=role, level=level)) if full else [],
+            "zone": _zone_label(),
         }
     return render(
         request,
@@ -97,15 +102,77 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "bands": _reliability_bands(result) if full and result else None,
             "full": full,
             "viewer": _viewer(request, full=full, result=result),
+            "alpha": _alpha_headline(result) if full and result else None,
+            # One band of about 28 px an interviewer, so that no name is skipped or clipped.
+            "chart_height": max(320, 90 + 28 * len(result["interviewers"])) if result else 320,
+            **(_candidate_page(request, result) if full and result else {}),
         },
     )
+
+
+CANDIDATES_PER_PAGE = 50
+
+
+def _candidate_page(request: HttpRequest, result: dict[str, Any]) -> dict[str, Any]:
+    """Return one page of the candidates table, searched by name (?q=, ?page=); the
+    chart keeps every candidate. A page past the last shows the last; a page that is
+    not a number from 1 is a 400 (core.params)."""
+    wanted = one(request.GET, "q", max_length=200).strip()
+    rows = result["candidates"]
+    if wanted:
+        folded = wanted.casefold()
+        rows = [row for row in rows if folded in str(row["candidate"]).casefold()]
+    page = Paginator(rows, CANDIDATES_PER_PAGE).get_page(optional_page(request.GET))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return {"candidates": page, "candidates_q": wanted, "candidates_query": query.urlencode()}
+
+
+def _severity_mark(row: dict[str, Any]) -> str | None:
+    """Return the words that stand in for a severity the design cannot give, or None:
+    "compared within group" (a severity relative to the group only, not shown here as
+    a number) or "not separable" (from their questions)."""
+    if row.get("severity_shrunk") is not None:
+        return None
+    if row.get("compared_within"):
+        return "compared within group"
+    if row.get("separable") is False:
+        return "not separable"
+    return None
+
+
+def _alpha_headline(result: dict[str, Any]) -> dict[str, Any]:
+    """Return the alpha the page may headline, or why it is withheld: under 40 pairable
+    ratings a question, the interval alpha reads low and its interval covers less
+    (definitions: reliability.krippendorff_alpha_headline)."""
+    reliability = result["reliability"]
+    reason = reliability.get("krippendorff_alpha_headline_reason")
+    if reason:
+        return {"interval": None, "withheld": reason}
+    return {"interval": reliability["krippendorff_alpha"]["interval"], "withheld": None}
+
+
+def _zone_label() -> str:
+    """Return the viewer's zone as the page names it: "Europe/Berlin, CET", or "UTC"."""
+    name = timezone.get_current_timezone_name()
+    abbreviation = timezone.localtime().strftime("%Z")
+    return name if name == abbreviation else f"{name}, {abbreviation}"
+
+
+def _in_viewer_zone(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the trend's points each with its label in the viewer's zone (the page's
+    active zone: core.accounts.zones), abbreviation included."""
+    for point in points:
+        moment = timezone.localtime(datetime.fromisoformat(point["computed_at"]))
+        point["label"] = dateformat.format(moment, "j M H:i T")
+    return points
 
 
 def _reliability_bands(result: dict[str, Any]) -> dict[str, Any]:
     """Return the band of the alpha and of G(q,k), and where the bands come from."""
     reliability = result["reliability"]
     return {
-        "alpha": band(ALPHA, reliability["krippendorff_alpha"]["interval"]),
+        "alpha": band(ALPHA, _alpha_headline(result)["interval"]),
         "g_qk": band(G_QK, reliability.get("g_qk")),
         "alpha_scale": bands_text(ALPHA),
         "g_qk_scale": bands_text(G_QK),

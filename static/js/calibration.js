@@ -31,6 +31,10 @@
   Chart.defaults.font.family = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
   Chart.defaults.animation = false;
 
+  // A phone's width: shorter axis titles and names, so that nothing is clipped.
+  const narrow = window.matchMedia("(max-width: 600px)").matches;
+  const short = (name) => (narrow && name.length > 14 ? name.slice(0, 13) + "…" : name);
+
   const severity = document.getElementById("severity-chart");
   if (severity) {
     // Interviewers who are not separable from their questions have no severity.
@@ -80,9 +84,21 @@
         indexAxis: "y",
         maintainAspectRatio: false,
         scales: {
-          x: { title: { display: true, text: "← more generous · rating points · harsher →" } },
-          y: { type: "category", labels: rows.map((r) => r.name) },
+          x: {
+            title: {
+              display: true,
+              // Relative to this scope's interviewers, not an absolute standard.
+              text: narrow ? "← generous · points · harsher →" : "← more generous · rating points vs this scope's interviewers · harsher →",
+            },
+          },
+          y: {
+            type: "category",
+            labels: rows.map((r) => r.name),
+            // Every name shown, shortened on a phone rather than clipped.
+            ticks: { autoSkip: false, callback: (value, index) => short(rows[index].name) },
+          },
         },
+        plugins: { legend: { labels: { boxWidth: narrow ? 10 : 40 } } },
       },
     });
   }
@@ -119,13 +135,20 @@
     new Chart(trend, {
       type: "line",
       data: {
-        labels: data.trend.map((p) => p.computed_at.slice(0, 16).replace("T", " ")),
+        // Labelled by the server in the viewer's zone, abbreviation included.
+        labels: data.trend.map((p) => p.label),
         datasets: [
           { label: "Krippendorff's alpha (interval)", data: data.trend.map((p) => p.alpha), borderColor: "#2456c7" },
           { label: "G(q,k)", data: data.trend.map((p) => p.g_qk), borderColor: "#137a4b" },
         ],
       },
-      options: { maintainAspectRatio: false, scales: { y: { suggestedMin: 0, suggestedMax: 1 } } },
+      options: {
+        maintainAspectRatio: false,
+        scales: {
+          x: { title: { display: true, text: "computed at (" + data.zone + ")" } },
+          y: { suggestedMin: 0, suggestedMax: 1 },
+        },
+      },
     });
   }
 })();
