@@ -21,7 +21,7 @@ from kit.ladder import ensure_ladder
 from kit.models import Level, Question, Role
 from kit.services import loop_templates_import
 from scoring.models import Scorecard
-from scoring.scorecards import services
+from scoring.scorecards import hiring, services
 
 DATA = Path(settings.BASE_DIR) / "kit" / "data"
 STARTER_ROLE = "AI Infrastructure Engineer"  # the starter bank's role
@@ -133,11 +133,19 @@ class Command(BaseCommand):
                 for seat in interview.panel.all():
                     self._score(interview, seat.user, ability, rng, panel)
             mean = ability + 2.5
+            decision = "hire" if mean + rng.gauss(0, 0.3) > 2.7 else "no_hire"
+            # A hire against a panel that mostly said no says why (scoring/scorecards/hiring.py).
+            against = hiring.needs_rationale(decision=decision, panel=hiring.loop_panel(loop))
             services.loop_decide(
                 loop=loop,
                 by=users["demo-recruiter"],
-                decision="hire" if mean + rng.gauss(0, 0.3) > 2.7 else "no_hire",
-                rationale="Decided in the debrief from the panel's evidence.",
+                decision=decision,
+                rationale=(
+                    "Hired against the panel's no: the ratings, read question by question,"
+                    " were stronger than the recommendations, and the debrief agreed."
+                    if against
+                    else "Decided in the debrief from the panel's evidence."
+                ),
             )
             # Decided in the debrief two days after the last interview (or just now).
             ends = [i.scheduled_end for i in loop.interviews.all()]
