@@ -1,6 +1,8 @@
 """The dashboard says no more than the method does (issue 33 item 6), and its candidates
 table is paginated and searchable."""
 
+import csv
+import io
 import json
 import re
 import zoneinfo
@@ -262,3 +264,24 @@ def test_the_trend_is_labelled_in_the_viewers_zone_with_its_abbreviation(
     assert data["trend"][-1]["label"].endswith(("EST", "EDT"))
     assert data["zone"] == f"America/New_York, {at.strftime('%Z')}"
     assert f"Times in your time zone, America/New_York, {at.strftime('%Z')}." in html
+
+
+def test_the_interviewers_csv_carries_the_kappas_and_the_detectable_severity(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    def edit(result: dict[str, Any]) -> None:
+        for row in result["interviewers"]:
+            row.update(agreement_kappa=None, peer_agreement_kappa=None)
+            if row["interviewer"] == "ines":
+                row.update(agreement_kappa=0.412, peer_agreement_kappa=-0.05,
+                           detectable_severity=0.734)  # fmt: skip
+
+    change(calibrated, edit)
+    client.force_login(lead)
+
+    response = client.get("/calibration/export.csv", {"role": calibrated.role.pk})
+
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    ines = dict(zip(rows[0], next(row for row in rows if row[0] == "ines"), strict=True))
+    assert [ines["agreement_kappa"], ines["peer_agreement_kappa"]] == ["0.412", "-0.05"]
+    assert ines["detectable_severity"] == "0.734"
