@@ -103,8 +103,6 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "full": full,
             "viewer": _viewer(request, full=full, result=result),
             "alpha": _alpha_headline(result) if full and result else None,
-            # One band of about 28 px an interviewer, so that no name is skipped or clipped.
-            "chart_height": max(320, 90 + 28 * len(result["interviewers"])) if result else 320,
             **(_candidate_page(request, result) if full and result else {}),
         },
     )

@@ -39,6 +39,9 @@
   if (severity) {
     // Interviewers who are not separable from their questions have no severity.
     const rows = data.interviewers.filter((r) => r.severity !== null && r.severity_ci);
+    // About 28 px an interviewer, so that no name is skipped or squeezed (set here: the
+    // content security policy refuses inline style attributes, not the CSSOM).
+    severity.parentElement.style.height = Math.max(320, 90 + 28 * rows.length) + "px";
     new Chart(severity, {
       data: {
         labels: rows.map((r) => r.name),

@@ -99,6 +99,8 @@ def test_the_dashboard_reads_whole_at_a_desk_and_on_a_phone(
     live_server: LiveServer, page: Page, world: tuple[Role, Loop], width: int
 ) -> None:
     role, _ = world
+    errors: list[str] = []  # the content security policy refuses inline styles and scripts
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     at_width(page, width)
     sign_in(page, live_server, "leo")
     page.wait_for_selector("button:has-text('Sign out')")
@@ -109,6 +111,10 @@ def test_the_dashboard_reads_whole_at_a_desk_and_on_a_phone(
 
     expect(page.locator("#candidates")).to_contain_text("120 candidates; 1 to 50 shown.")
     check_layout(page, f"calibration-{width}")
+    assert errors == []
+    # Every interviewer gets a band of the severity chart: none skipped, none squeezed.
+    height = page.evaluate("document.getElementById('severity-chart').clientHeight")
+    assert height >= 320
 
     page.fill("#candidates input[name=q]", "name 11")
     page.click("#candidates button[type=submit]")
