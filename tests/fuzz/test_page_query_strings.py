@@ -63,7 +63,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "kit:question-detail": {"version": NUMBER},
     "kit:role-owners-edit": {"q": TEXT},
     "interviews:loop-new": {"candidate": ID, "role": ID, "level": ID},
-    "scoring:calibration": {"role": ID, "level": ID, "job": ID},
+    "scoring:calibration": {"role": ID, "level": ID, "job": ID, "q": TEXT, "page": NUMBER},
     "scoring:calibration-export": {"role": ID, "level": ID, "table": CHOICE},
     "scoring:exercise-new": {"question": ID, "answers": NUMBER},
     "core:audit-log": {
