@@ -8,7 +8,6 @@ per-candidate row dicts with flags; ``to_jsonable`` makes numpy values plain.
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -377,34 +376,26 @@ def summarise(
     cards = _pairs(lp, i, n_i) if y.size else (np.zeros(0, np.int64),) * 3
     card_loop, card_int, card_of = cards
 
-    # 1. Reliability, on a second thread while the model is fitted (step 2): the
-    # two share nothing but their inputs, and numpy's array operations and
-    # scipy's sparse products release the GIL, so on a million ratings the alpha
-    # bootstrap and the variance components take no time of their own.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        agreement = pool.submit(
-            _reliability, c, i, qu, y, lp, cards, n_q=n_q, bottom=bottom, top=top,
-            rating_scale=rating_scale, resamples=bootstrap_resamples, seed=seed,
-        )  # fmt: skip
-        discriminating = pool.submit(
-            question_discrimination, lp, qu, y, n_questions=n_q, group_decision=loop_decision
-        )
+    # 1. Reliability.
+    reliability, scorecards = _reliability(
+        c, i, qu, y, lp, cards, n_q=n_q, bottom=bottom, top=top,
+        rating_scale=rating_scale, resamples=bootstrap_resamples, seed=seed,
+    )  # fmt: skip
+    disc = question_discrimination(lp, qu, y, n_questions=n_q, group_decision=loop_decision)
 
-        # 2. Interviewers.
-        fit = fit_additive(
-            c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
-            scorecard=card_of,
-        )  # fmt: skip
-        interviewers, shrunk, int_n, int_flags = interviewer_rows(
-            fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
-            ndigits,
-        )  # fmt: skip
-        # 4. Candidates, while the reliability thread may still be running.
-        c_n = np.bincount(c, minlength=n_c)
-        c_mean = _safe_div(np.bincount(c, y, minlength=n_c), c_n)
-        candidates = _candidate_rows(fit, c_n, c_mean, ndigits)
-        reliability, scorecards = agreement.result()
-        disc = discriminating.result()
+    # 2. Interviewers.
+    fit = fit_additive(
+        c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
+        scorecard=card_of,
+    )  # fmt: skip
+    interviewers, shrunk, int_n, int_flags = interviewer_rows(
+        fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
+        ndigits,
+    )  # fmt: skip
+    # 4. Candidates.
+    c_n = np.bincount(c, minlength=n_c)
+    c_mean = _safe_div(np.bincount(c, y, minlength=n_c), c_n)
+    candidates = _candidate_rows(fit, c_n, c_mean, ndigits)
 
     # 3. Questions.
     q_n = np.bincount(qu, minlength=n_q)
