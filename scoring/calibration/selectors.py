@@ -12,7 +12,7 @@ from django.db.models import Count, F, Prefetch, Q, QuerySet, Subquery
 from django.db.models.fields.json import KT
 from django.shortcuts import get_object_or_404
 
-from core.params import as_id
+from core.http.params import as_id
 from core.permissions import Viewer, is_lead
 from kit.models import Level, Role, RubricItem
 from scoring import visibility

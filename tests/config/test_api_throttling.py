@@ -92,7 +92,7 @@ def test_the_schema_documents_429_and_503_with_retry_after() -> None:
             }
 
 
-# --- whose address is counted (TRUSTED_PROXY_COUNT, config/client_address.py) ----------
+# --- whose address is counted (TRUSTED_PROXY_COUNT, core/http/client_address.py) ----------
 
 
 def guess(api: APIClient, password: str = "y", **headers: str) -> int:

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config.token_auth import MAX_TOKENS_PER_USER, key_digest, token_issue
+from core.accounts.tokens import MAX_TOKENS_PER_USER, key_digest, token_issue
 from core.models import ApiToken
 from tests.conftest import at_once, need
 from tests.problems import detail, field_errors, not_signed_in

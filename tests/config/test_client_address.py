@@ -1,4 +1,4 @@
-"""The one rule for the client's address (config/client_address.py), and the settings
+"""The one rule for the client's address (core/http/client_address.py), and the settings
 that configure it and the API tokens, read from the environment."""
 
 import os
@@ -12,7 +12,7 @@ from django.test import RequestFactory
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from config.client_address import client_ip
+from core.http.client_address import client_ip
 
 ROOT = Path(__file__).resolve().parents[2]
 REMOTE = "192.0.2.10"
@@ -84,14 +84,14 @@ def test_by_default_no_proxy_is_trusted_and_tokens_last_30_days() -> None:
     result = settings_with()
 
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["0", "0", "config.client_address.client_ip", "30"]
+    assert result.stdout.split() == ["0", "0", "core.http.client_address.client_ip", "30"]
 
 
 def test_the_proxy_count_and_token_lifetime_come_from_the_environment() -> None:
     result = settings_with(TRUSTED_PROXY_COUNT="2", API_TOKEN_TTL_DAYS="7")
 
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["2", "2", "config.client_address.client_ip", "7"]
+    assert result.stdout.split() == ["2", "2", "core.http.client_address.client_ip", "7"]
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 bench/faults.py checks the 503 against a real PostgreSQL restart under load. Here:
 
-* the classification (config/middleware.py: `connection_lost`, `refused_input`) of
+* the classification (core/http/middleware.py: `connection_lost`, `refused_input`) of
   the errors the drivers raise, wrapped as Django wraps them, each raised by a page
   and by an API view: a lost or refused connection is a 503 the client may retry; a
   query the database refuses because of its input (a search too large, a NUL it
@@ -37,7 +37,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.middleware import (
+from core.accounts.tokens import token_issue
+from core.http.middleware import (
     BAD_VALUE,
     MESSAGE,
     RETRY_AFTER_SECONDS,
@@ -45,7 +46,6 @@ from config.middleware import (
     connection_lost,
     refused_input,
 )
-from config.token_auth import token_issue
 from core.models import ApiToken
 from kit.models import Question
 from kit.selectors import question_search

@@ -1,4 +1,4 @@
-"""The embedded default (`make run`, config/embedded.py): its environment, and its processes
+"""The embedded default (`make run`, core/embedded.py): its environment, and its processes
 stopped together, their children too."""
 
 import os
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from config import embedded
+from core import embedded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,7 +94,7 @@ PARENT = (
     "time.sleep(600)\n"
 )
 SLEEPER = "import os, time; print('pids', os.getpid(), flush=True); time.sleep(600)"
-RUNNER = "import sys; from config.embedded import run; sys.exit(run({processes!r}, {{}}))"
+RUNNER = "import sys; from core.embedded import run; sys.exit(run({processes!r}, {{}}))"
 
 
 def start(processes: dict[str, list[str]]) -> tuple[subprocess.Popen[str], list[int], list[str]]:

@@ -1,4 +1,4 @@
-"""ETag and If-Match on objects that can be PUT or PATCH (core/etags.py)."""
+"""ETag and If-Match on objects that can be PUT or PATCH (core/api/etags.py)."""
 
 import pytest
 from django.contrib.auth.models import User

@@ -10,7 +10,7 @@ import pytest
 from django.db import connections
 from django.db.utils import OperationalError
 
-from config import health
+from core.http import health
 from tests.smtp_relay import free_port
 
 

@@ -1,11 +1,11 @@
-"""Idempotency-Key on creating POSTs and Location on what they create (core/idempotency.py)."""
+"""Idempotency-Key on creating POSTs and Location on what they create (core/api/idempotency.py)."""
 
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from config.token_auth import token_issue
-from core.idempotency import IdempotentRequest
+from core.accounts.tokens import token_issue
+from core.api.idempotency import IdempotentRequest
 from interviews import api as interviews_api
 from interviews.models import Candidate
 from kit.models import Competency, Role

@@ -1,11 +1,11 @@
 """Hostile JSON: a body nested beyond MAX_JSON_DEPTH is a 400 too_deep before it is parsed,
-and no parser failure reaches a 500 (config/parsers.py)."""
+and no parser failure reaches a 500 (core/api/parsers.py)."""
 
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from config.parsers import MAX_JSON_DEPTH, TooDeep, json_depth_check
+from core.api.parsers import MAX_JSON_DEPTH, TooDeep, json_depth_check
 from core.models import ApiToken
 from interviews.models import Candidate, Loop
 from tests.conftest import client_for

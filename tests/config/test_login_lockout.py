@@ -1,6 +1,6 @@
 """Repeated failed sign-ins lock the account for that address (django-axes), on the
 sign-in page and the API's token endpoint alike. The address is the one
-TRUSTED_PROXY_COUNT says to trust (config/client_address.py): whatever a caller writes
+TRUSTED_PROXY_COUNT says to trust (core/http/client_address.py): whatever a caller writes
 into X-Forwarded-For beyond that does not reset the count."""
 
 from collections.abc import Iterator
@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from config.token_auth import key_digest
+from core.accounts.tokens import key_digest
 from core.models import ApiToken
 from tests.problems import detail
 

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from config.openapi import FORBIDDEN_READS, OPTIONAL
-from config.openapi_docs import (
+from core.api.openapi import FORBIDDEN_READS, OPTIONAL
+from core.api.openapi_docs import (
     ERROR_CODES,
     GENERIC_CODES,
     IDEMPOTENCY_CODES,
     PAGE_ONLY_CODES,
     SUMMARIES,
 )
-from config.problems import PROBLEM_JSON
+from core.api.problems import PROBLEM_JSON
 
 PROBLEM = {"$ref": "#/components/schemas/Problem"}
 VALIDATION_PROBLEM = {"$ref": "#/components/schemas/ValidationProblem"}

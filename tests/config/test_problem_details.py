@@ -1,11 +1,11 @@
-"""Every API error is RFC 9457 problem details with a stable code (config/problems.py)."""
+"""Every API error is RFC 9457 problem details with a stable code (core/api/problems.py)."""
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from config.token_auth import token_issue
+from core.accounts.tokens import token_issue
 from interviews.models import Candidate
 from kit import selectors as kit_selectors
 from kit.models import Role

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config.token_auth import key_digest, token_issue
+from core.accounts.tokens import key_digest, token_issue
 from core.models import ApiToken, AuditEvent
 from tests.oidc_provider import Provider, provider_environment, running, sso_site
 from tests.problems import detail

@@ -11,7 +11,7 @@ from django.db import connection
 from django.utils.crypto import salted_hmac
 from rest_framework.test import APIClient
 
-from config.token_auth import key_digest
+from core.accounts.tokens import key_digest
 from core.models import ApiToken
 from tests.conftest import migrate
 from tests.problems import detail
@@ -20,7 +20,7 @@ BEFORE = [("core", "0006_webhook_owner_rights"), ("authtoken", "0004_alter_token
 
 
 def old_bound_key(user: object, nonce: str) -> str:
-    """A key as config/token_auth.py issued it before keys were hashed."""
+    """A key as core/accounts/tokens.py issued it before keys were hashed."""
     value = f"{user.pk}\n{user.password}\n{nonce}"  # type: ignore[attr-defined]  # a historical User
     mac = salted_hmac(
         "config.tokens.password-bound-key", value, secret=settings.SECRET_KEY, algorithm="sha256"

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 import config.settings
-from core import oidc
+from core.accounts import oidc
 from tests.oidc_provider import environment, provider_environment, running, sso_site
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_it_adds_the_app_and_the_backend_between_axes_and_passwords(monkeypatch)
     assert values["INSTALLED_APPS"] == [*config.settings.INSTALLED_APPS, "mozilla_django_oidc"]
     assert values["AUTHENTICATION_BACKENDS"] == [
         "axes.backends.AxesStandaloneBackend",
-        "core.oidc.SignInBackend",
+        "core.accounts.oidc.SignInBackend",
         "django.contrib.auth.backends.ModelBackend",
     ]
     assert values["LOGIN_REDIRECT_URL_FAILURE"] == "/oidc/failed/"
@@ -102,7 +102,7 @@ def test_it_drops_the_password_backend_when_password_login_is_off(monkeypatch):
     assert values["PASSWORD_LOGIN"] is False
     assert values["AUTHENTICATION_BACKENDS"] == [
         "axes.backends.AxesStandaloneBackend",
-        "core.oidc.SignInBackend",
+        "core.accounts.oidc.SignInBackend",
     ]
 
 
@@ -214,7 +214,7 @@ def test_the_site_starts_with_single_sign_on_configured():
 
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.splitlines()[-1]) == [
-        ["axes.backends.AxesStandaloneBackend", "core.oidc.SignInBackend"],
+        ["axes.backends.AxesStandaloneBackend", "core.accounts.oidc.SignInBackend"],
         True,
         "/oidc/callback/",
         "/login/",

@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from core.accounts.models import ExternalIdentity
+from core.accounts.oidc import REFUSALS, _first_sign_in
 from core.models import AuditEvent
-from core.oidc import REFUSALS, _first_sign_in
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from tests.conftest import make_user
 from tests.oidc_provider import Provider, provider_environment, running, sso_site

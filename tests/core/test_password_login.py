@@ -6,8 +6,8 @@ from collections.abc import Iterator
 import pytest
 from rest_framework.test import APIClient
 
+from core.accounts.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 from core.models import ApiToken
-from core.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 from tests.oidc_provider import PROVIDER_NAME, Provider, provider_environment, running, sso_site
 from tests.problems import detail
 

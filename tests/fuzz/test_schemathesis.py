@@ -52,9 +52,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from config.openapi import ANYWHERE
-from config.token_auth import token_issue
 from config.wsgi import application
+from core.accounts.tokens import token_issue
+from core.api.openapi import ANYWHERE
 from tests.fuzz.conftest import RUNS, Run
 from tests.fuzz.world import Request, build_world, dictionaries, well_formed
 

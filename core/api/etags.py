@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
 
-from config.exceptions import PreconditionFailed
+from core.api.exceptions import PreconditionFailed
 
 WRITES = ("update", "partial_update")
 READS = ("retrieve", *WRITES)

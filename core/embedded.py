@@ -1,6 +1,6 @@
 """The embedded default, `make run`: the whole product on one machine with no server to install.
 
-`python -m config.embedded [HOST]` starts three processes, as production runs them:
+`python -m core.embedded [HOST]` starts three processes, as production runs them:
 
 - web: Django's development server on HOST (127.0.0.1:8000 unless given);
 - worker: a Celery worker, one task at a time (solo pool);

@@ -48,7 +48,7 @@ from django.db import IntegrityError, models, transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from config.problems import problem_response
+from core.api.problems import problem_response
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255

@@ -7,7 +7,7 @@ token's issuer and subject (core.accounts.models.ExternalIdentity). A first sign
 makes a new account; no username or email ever leads to an existing one, which only an
 administrator can link (core.accounts.services.external_identity_link).
 
-A sign-in is refused, with the reason's words on the failure page (core/oidc_views.py),
+A sign-in is refused, with the reason's words on the failure page (core/accounts/oidc_views.py),
 and nothing is written and nobody signed in, when:
 
 =========  ============================================================================
@@ -51,8 +51,8 @@ from mozilla_django_oidc.auth import (  # type: ignore[import-untyped]  # ships 
     OIDCAuthenticationBackend,
 )
 
-from core import selectors, services
 from core.accounts.models import ExternalIdentity
+from core.audit import selectors, services
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from core.validators import one_line
 
@@ -110,7 +110,7 @@ PERSONA_SETTINGS = {
 }
 
 PASSWORD_LOGIN_OFF = "Password sign-in is turned off for this service: sign in with {provider}."
-# For POST /api/v1/auth/token/ (config/tokens.py) when PASSWORD_LOGIN is off.
+# For POST /api/v1/auth/token/ (core/accounts/api.py) when PASSWORD_LOGIN is off.
 PASSWORD_LOGIN_OFF_API = (
     "Password sign-in is turned off for this service, so an API token cannot be "
     "obtained with a password; sign in with {provider} in the browser."
@@ -387,7 +387,7 @@ class SignInBackend(OIDCAuthenticationBackend):
     Beyond the library's checks (signature, nonce) this one checks the audience, the
     issuer and the expiry, takes the username from OIDC_USERNAME_CLAIM, and sets the
     persona groups from OIDC_GROUPS_CLAIM at every sign-in. A refusal raises
-    SignInRefused, which core/oidc_views.py turns into the failure page.
+    SignInRefused, which core/accounts/oidc_views.py turns into the failure page.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

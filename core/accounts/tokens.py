@@ -35,12 +35,18 @@ clients of one account keep working; ``{"fresh": true}`` revokes the others. A u
 holds at most MAX_TOKENS_PER_USER; a sign-in past that ends the oldest. Signing out of
 the site (session logout) leaves tokens alone: they belong to API clients, which revoke
 theirs with DELETE.
+
+The signed-in user's own tokens, for the /account/token/ page (``api_token_state``,
+``api_token_create``, ``api_token_revoke``): read their state, create a token (replacing
+the others), revoke them, with each change audited. The page is how someone who signs
+in through single sign-on (no password for POST /api/v1/auth/token/) gets a token. The
+audit event names the user and whether a token was replaced, never the key.
 """
 
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -52,10 +58,11 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from rest_framework import exceptions, status
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 
+from core.audit.services import audit_event_record
 from core.models import ApiToken
 
 # No rest_framework.views here: DRF imports this module while it loads its own views
-# (DEFAULT_AUTHENTICATION_CLASSES), so the views live in config/tokens.py.
+# (DEFAULT_AUTHENTICATION_CLASSES), so the endpoints live in core/accounts/api.py.
 
 PASSWORD_SALT = "config.tokens.password-bound-key"
 KEY_BYTES = 32  # 256 random bits, 43 characters of URL-safe base64
@@ -196,3 +203,79 @@ class ExpiringTokenAuthentication(TokenAuthentication):
             ApiToken.objects.filter(pk=token.pk).delete()
             raise refusal
         return token.user, token
+
+
+@dataclass(frozen=True)
+class TokenState:
+    """What the page may say about a user's newest token: never its key."""
+
+    prefix: str
+    created: datetime
+    expires: datetime
+    # Why it no longer works ("expired", "revoked"), or "" while it does.
+    refused: str
+    # How many tokens the user holds, this one included (each API sign-in issues one).
+    count: int
+
+
+def expiry(token: ApiToken) -> datetime:
+    """Return when ``token`` stops working (``token_refusal`` refuses it from then on)."""
+    return token.created + timedelta(days=settings.API_TOKEN_TTL_DAYS)
+
+
+def api_token_state(*, user: User) -> TokenState | None:
+    """Return the state of ``user``'s newest token, or None when they have none."""
+    tokens = list(ApiToken.objects.select_related("user").filter(user=user)[:2])
+    if not tokens:
+        return None
+    token = tokens[0]
+    refusal = token_refusal(token)
+    if refusal is None:
+        refused = ""
+    else:
+        refused = "expired" if isinstance(refusal, TokenExpired) else "revoked"
+    count = ApiToken.objects.filter(user=user).count() if len(tokens) > 1 else 1
+    return TokenState(
+        prefix=token.prefix,
+        created=token.created,
+        expires=expiry(token),
+        refused=refused,
+        count=count,
+    )
+
+
+def _lock(user: User) -> User:
+    # The user's row, as token_issue locks it: two tabs creating or revoking at once
+    # take turns, so "replaced" and "had a token" are true of the change recorded.
+    return User.objects.select_for_update().only("pk", "username", "password").get(pk=user.pk)
+
+
+@transaction.atomic
+def api_token_create(*, user: User) -> Issued:
+    """Give ``user`` a new token, revoking any others, and audit it.
+
+    The returned key is the only place it is ever shown from (the database keeps its
+    hash): callers show it once and keep it nowhere.
+    """
+    owner = _lock(user)
+    replaced = ApiToken.objects.filter(user=owner).exists()
+    issued = token_issue(user=owner, fresh=True)
+    audit_event_record(
+        actor=user,
+        action="api_token.created",
+        target=f"user {owner.username}",
+        replaced=replaced,
+        expires=expiry(issued.token).isoformat(),
+    )
+    return issued
+
+
+@transaction.atomic
+def api_token_revoke(*, user: User) -> bool:
+    """Revoke ``user``'s tokens; return whether they had one (only then is it audited)."""
+    owner = _lock(user)
+    if not ApiToken.objects.filter(user=owner).exists():
+        return False
+    token_revoke(user=owner)
+    audit_event_record(actor=user, action="api_token.revoked", target=f"user {owner.username}")
+    return True

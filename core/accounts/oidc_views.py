@@ -1,5 +1,5 @@
 """Pages of single sign-on: the sign-in page, the start of a sign-in at the provider,
-its answer, the failure page and signing out (core/oidc_urls.py routes them)."""
+its answer, the failure page and signing out (core/accounts/oidc_urls.py routes them)."""
 
 import logging
 from typing import Any
@@ -16,7 +16,7 @@ from mozilla_django_oidc.views import (  # type: ignore[import-untyped]  # ships
     OIDCAuthenticationRequestView,
 )
 
-from core import oidc
+from core.accounts import oidc
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class SignInStartView(OIDCAuthenticationRequestView):
 
 class SignInCallbackView(OIDCAuthenticationCallbackView):
     """The provider's answer: the library's view, landing on the failure page with the
-    reason (core/oidc.py's table) instead of a bare redirect or a 400."""
+    reason (core/accounts/oidc.py's table) instead of a bare redirect or a 400."""
 
     failure_reason = "unknown"
 

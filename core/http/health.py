@@ -146,7 +146,9 @@ def check_cache(alias: str = "default") -> None:
 
 def check_broker() -> None:
     """Check that the Celery broker accepts a connection (Redis or AMQP, through kombu)."""
-    from config.celery import app
+    # The project's app (config/celery.py), current since the settings' package loaded it:
+    # core imports nothing from config.
+    from celery import current_app as app
 
     options = {"socket_connect_timeout": SOCKET_TIMEOUT, "socket_timeout": SOCKET_TIMEOUT}
     try:

@@ -17,14 +17,14 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from config.middleware import (
+from core.api.problems import PROBLEM_JSON, problem, problem_response
+from core.http.middleware import (
     HEADER_REFUSED,
     MESSAGE,
     RETRY_AFTER_SECONDS,
     connection_lost,
     refused_input,
 )
-from config.problems import PROBLEM_JSON, problem, problem_response
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class ApplicationError(Exception):
     """A request that is well-formed but breaks a business rule.
 
     ``code`` is the stable, machine-readable name of the rule (problem details'
-    ``code``, config/problems.py); ``message`` says it to a person.
+    ``code``, core/api/problems.py); ``message`` says it to a person.
     """
 
     status_code = 400
@@ -77,7 +77,7 @@ _CODES = {"invalid": "validation_error", "error": "server_error"}
 
 
 class ProblemFormatter(ExceptionFormatter):
-    """Lay an API exception out as RFC 9457 problem details (config/problems.py)."""
+    """Lay an API exception out as RFC 9457 problem details (core/api/problems.py)."""
 
     def run(self) -> dict[str, Any]:
         exc = self.exc
@@ -119,7 +119,8 @@ class ProblemHandler(ExceptionHandler):
         request = self.context["request"]
         path = request.path if request is not None else ""
         if connection_lost(exc):
-            # PostgreSQL restarting: a 503 the client may retry, not a 500 (config/middleware.py).
+            # PostgreSQL restarting: a 503 the client may retry, not a 500
+            # (core/http/middleware.py).
             log.warning("database unavailable during %s: %s", path, exc)
             return _Problem(503, "database_unavailable", MESSAGE)
         refused = refused_input(exc)
@@ -132,7 +133,7 @@ class ProblemHandler(ExceptionHandler):
             # schema file after ?version=): the request's fault.
             return _Problem(400, "bad_query", HEADER_REFUSED)
         if isinstance(exc, BadRequest | TooManyFieldsSent):
-            # A malformed query parameter (core/params.py), or too many of them.
+            # A malformed query parameter (core/http/params.py), or too many of them.
             return _Problem(400, "bad_query", str(exc))
         if isinstance(exc, DjangoValidationError):
             detail = exc.message_dict if hasattr(exc, "error_dict") else exc.messages

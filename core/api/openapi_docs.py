@@ -219,7 +219,7 @@ GENERIC_CODES: dict[int, list[str]] = {
     429: ["throttled"],
     503: ["database_unavailable"],
 }  # fmt: skip
-# What a POST sent with an Idempotency-Key can answer besides (core/idempotency.py).
+# What a POST sent with an Idempotency-Key can answer besides (core/api/idempotency.py).
 IDEMPOTENCY_CODES: dict[int, list[str]] = {
     400: ["idempotency_key_invalid"],
     409: ["idempotency_key_in_flight"],

@@ -3,8 +3,8 @@
 Views declare the successes and the errors peculiar to them (a 409 where a service
 raises `Conflict`, say) with `extend_schema`; the postprocessing hook below adds the
 errors every operation of a kind can give, and the body every error has: RFC 9457
-problem details as `config.exceptions` answers them (`application/problem+json`,
-config/problems.py), `ValidationProblem` for 400s and `Problem` for the rest.
+problem details as `core.api.exceptions` answers them (`application/problem+json`,
+core/api/problems.py), `ValidationProblem` for 400s and `Problem` for the rest.
 
 Which operations give which error, and why:
 
@@ -22,7 +22,7 @@ Which operations give which error, and why:
 * 415 where there is a body: it must be JSON.
 * 429 on every operation: the caller went over its rate (API_ANON_RATE, API_USER_RATE);
   Retry-After says when to try again.
-* 503 on every operation: the database was unreachable (config/middleware.py);
+* 503 on every operation: the database was unreachable (core/http/middleware.py);
   Retry-After says when to try again.
 """
 
@@ -31,7 +31,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
 
-from config.problems import PROBLEM_JSON, TYPE_PREFIX
+from core.api.problems import PROBLEM_JSON, TYPE_PREFIX
 
 PROBLEM = "Problem"
 VALIDATION_PROBLEM = "ValidationProblem"
@@ -143,10 +143,10 @@ class TokenSchemes(OpenApiAuthenticationExtension):
     """The API token, documented as either scheme a client may send it under.
 
     Generators default to `Authorization: Bearer <key>`; DRF's own prefix is `Token`.
-    Either works (config/token_auth.py), so the schema offers both, as alternatives.
+    Either works (core/accounts/tokens.py), so the schema offers both, as alternatives.
     """
 
-    target_class = "config.token_auth.ExpiringTokenAuthentication"
+    target_class = "core.accounts.tokens.ExpiringTokenAuthentication"
     name = ["bearerAuth", "tokenAuth"]
     priority = 1
 
@@ -312,8 +312,8 @@ def _has_id(response: dict[str, Any], components: dict[str, Any]) -> bool:
 def add_http_conventions(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
     """Document Idempotency-Key and Location on creating POSTs, ETag and If-Match on writes.
 
-    What core/idempotency.py, config.middleware.CreatedLocationMiddleware and
-    core/etags.py do: a creating POST is one answering 201 or 202; an object that can
+    What core/api/idempotency.py, core.http.middleware.CreatedLocationMiddleware and
+    core/api/etags.py do: a creating POST is one answering 201 or 202; an object that can
     be PUT or PATCH carries an ETag on its GET, PUT and PATCH.
     """
     components = result.get("components", {}).get("schemas", {})

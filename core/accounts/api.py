@@ -1,6 +1,6 @@
 """API token endpoints: sign in for a token, rotate it, revoke it.
 
-When a token expires or stops working is decided in config/token_auth.py.
+When a token expires or stops working is decided in core/accounts/tokens.py.
 """
 
 from typing import Any
@@ -19,13 +19,13 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from config.openapi import error
-from config.parsers import JSONParser
-from config.problems import PROBLEM_JSON, problem
-from config.token_auth import ExpiringTokenAuthentication, token_issue, token_revoke
+from core.accounts.oidc import PASSWORD_LOGIN_OFF_API, provider_name
+from core.accounts.tokens import ExpiringTokenAuthentication, token_issue, token_revoke
+from core.api.openapi import error
+from core.api.parsers import JSONParser
+from core.api.problems import PROBLEM_JSON, problem
 from core.auth import signed_in
 from core.models import ApiToken
-from core.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 
 TOKEN = inline_serializer("Token", {"token": serializers.CharField()})
 
@@ -83,7 +83,7 @@ class TokenView(ObtainAuthToken):
 
     serializer_class = SignInSerializer
     # ObtainAuthToken takes form and multipart bodies too; the API takes JSON only.
-    parser_classes = [JSONParser]  # config/parsers.py: depth-limited
+    parser_classes = [JSONParser]  # core/api/parsers.py: depth-limited
     # DRF leaves this view unthrottled; password guessing is what a rate is for (axes
     # locks a username out, the anonymous rate limits an address).
     throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES  # type: ignore[assignment]  # drf-stubs: str; DRF imports the classes

@@ -10,13 +10,13 @@
 2. 400 for a query the database refuses because of what the request holds: a
    search expression too large for it, a value it cannot compare (see
    `refused_input`). The message says so without echoing the database's text.
-3. 400 naming the parameter for BadRequest (core/params.py reads query strings),
+3. 400 naming the parameter for BadRequest (core/http/params.py reads query strings),
    and 400 for a response header a view built from input holding a line break
    (BadHeaderError: drf-spectacular names the schema file after ?version=).
 4. 413 before the body is read when Content-Length is over
    DATA_UPLOAD_MAX_MEMORY_SIZE: JSON under /api/, a plain page elsewhere.
 
-API views answer 1 to 3 through DRF's exception handler (config.exceptions);
+API views answer 1 to 3 through DRF's exception handler (core.api.exceptions);
 this module covers every other view. None of these touches the database or
 renders a template (a template's context processors would query it).
 """
@@ -32,7 +32,7 @@ from django.http import BadHeaderError, HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.html import escape
 
-from config.problems import problem_response
+from core.api.problems import problem_response
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ class RequestSizeLimitMiddleware:
 
 class DatabaseUnavailableMiddleware:
     """Answer the errors this module describes for the site's pages (the API's go
-    through config.exceptions.api_exception_handler)."""
+    through core.api.exceptions.api_exception_handler)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -223,8 +223,8 @@ class CreatedLocationMiddleware:
 
 
 def _created_at(path: str, data: object) -> str | None:
-    # Here, not at the top: config.exceptions imports this module.
-    from config.exceptions import api_not_found
+    # Here, not at the top: core.api.exceptions imports this module.
+    from core.api.exceptions import api_not_found
 
     if not isinstance(data, dict) or not isinstance(data.get("id"), int):
         return None

@@ -4,7 +4,7 @@ someone's access did."""
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
-from core import selectors
+from core.audit import selectors
 from core.models import AuditEvent
 
 

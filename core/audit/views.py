@@ -6,9 +6,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from core import selectors, spreadsheet
+from core import spreadsheet
+from core.audit import selectors
 from core.filters import AuditFilter
-from core.params import optional_choice, optional_page, valid_query_form
+from core.http.params import optional_choice, optional_page, valid_query_form
 from core.permissions import is_lead
 
 

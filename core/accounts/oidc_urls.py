@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from core import oidc_views
+from core.accounts import oidc_views
 
 urlpatterns = [
     path("login/", oidc_views.SignInView.as_view(), name="login"),

@@ -2,7 +2,7 @@
 400 that names it, never a 500.
 
 Every reader takes the parameter once. A value is refused (BadRequest, which
-Django and config.exceptions answer with a 400 carrying the message) when it is
+Django and core.api.exceptions answer with a 400 carrying the message) when it is
 
 * given more than once (``?role=1&role=2``: which one was meant?);
 * longer than MAX_LENGTH characters, or holding a NUL character (PostgreSQL
