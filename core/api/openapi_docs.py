@@ -1,7 +1,7 @@
 """What the schema says about each operation beyond its types: summaries and examples.
 
 A summary per operation id, in one table, so a new operation without one fails
-tests/config/test_openapi.py rather than reaching clients as a bare id; and one
+tests/core/api/test_openapi.py rather than reaching clients as a bare id; and one
 example per success response, built from its schema where the view gives none
 (`example_for`), so docs and mock servers show a whole body.
 """
@@ -93,7 +93,7 @@ SUMMARIES = {
 }
 
 # The codes each operation's errors can carry (problem details' `code`), beyond the
-# ones every operation of its kind can (GENERIC_CODES). tests/config/test_openapi.py
+# ones every operation of its kind can (GENERIC_CODES). tests/core/api/test_openapi.py
 # holds every code the services raise to being listed here or in PAGE_ONLY_CODES.
 _RATING = [
     "question_not_in_interview", "question_rated_twice", "rating_for_question_not_asked",

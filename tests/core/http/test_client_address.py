@@ -14,7 +14,7 @@ from rest_framework.throttling import BaseThrottle
 
 from core.http.client_address import client_ip
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REMOTE = "192.0.2.10"
 
 

@@ -15,7 +15,7 @@ import config.settings
 from core.accounts import oidc
 from tests.oidc_provider import environment, provider_environment, running, sso_site
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BASE = {
     "OIDC_RP_CLIENT_ID": "kit",
     "OIDC_RP_CLIENT_SECRET": "s3cret",

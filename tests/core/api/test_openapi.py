@@ -1,7 +1,7 @@
 """The OpenAPI schema documents each operation's errors with the bodies they really have.
 
 tests/fuzz/test_schemathesis.py holds the API to this schema, and
-tests/config/test_generated_client.py generates a client from it; these tests pin the rules.
+tests/core/api/test_generated_client.py generates a client from it; these tests pin the rules.
 """
 
 import re
