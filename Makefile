@@ -1,5 +1,5 @@
 # Two commands: `make run` (a working site on 127.0.0.1:8000, with its Celery worker and beat:
-# config/embedded.py) and `make test` (the whole suite).
+# core/embedded.py) and `make test` (the whole suite).
 # Both need only python3; they create .venv and install the pinned requirements on first use
 # (`make run` the runtime ones only; `make test` adds the test tools).
 PYTHON ?= python3
@@ -36,7 +36,7 @@ run: venv
 	@echo "  scorecards every 15 minutes, the sweeps, the nightly calibration); emails are"
 	@echo "  printed here, by the worker. Ctrl-C stops all three."
 	@echo
-	@$(PY) -m config.embedded $(HOST)
+	@$(PY) -m core.embedded $(HOST)
 
 # The whole suite, on as many processes as the machine has cores (pytest-xdist).
 # The deep API fuzz runs in `make fuzz`; `make test` keeps a quick pass of it.

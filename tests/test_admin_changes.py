@@ -27,10 +27,10 @@ from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from config.token_auth import token_issue
 from config.urls import urlpatterns  # noqa: F401  (admin autodiscovery)
 from core.accounts import services as accounts
-from core.idempotency import IdempotentRequest
+from core.accounts.tokens import token_issue
+from core.api.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from core.webhooks.services import webhook_subscription_create
@@ -99,7 +99,7 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
         )
         built = build_loop(seats=[Seat(interviewers=[interviewer])], recruiter=recruiter)
         (interview,) = built.interviews
-        # A retried API POST's kept answer (what core/idempotency.py stores).
+        # A retried API POST's kept answer (what core/api/idempotency.py stores).
         IdempotentRequest.objects.create(
             caller="0" * 64, key="retry-1", fingerprint="1" * 64, status=201, body=b"{}"
         )

@@ -13,7 +13,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 from django.shortcuts import get_object_or_404
 
-from core.params import as_id
+from core.http.params import as_id
 from core.permissions import Viewer, is_lead
 from kit.models import Level, Role, RubricItem
 from scoring import visibility

@@ -53,7 +53,7 @@ class SimulatedPanel:
         return int(self.rating.size)
 
 
-def _distinct_rows(
+def distinct_rows(
     rng: np.random.Generator, n_rows: int, width: int, n_choices: int, p: FloatArray | None = None
 ) -> IntArray:
     """Return an n_rows x width array of codes drawn without repetition within a row.
@@ -128,7 +128,7 @@ def simulate_panel(
     # 2. Interviewers.
     workload = rng.gamma(workload_concentration, 1.0, n_interviewers)
     workload /= workload.sum()
-    repertoire = _distinct_rows(rng, n_interviewers, repertoire_size, n_questions)
+    repertoire = distinct_rows(rng, n_interviewers, repertoire_size, n_questions)
 
     # 3. Panels and interviews; shadows are drawn together with the leads so
     # that nobody sits twice on one candidate's panel.
@@ -136,7 +136,7 @@ def simulate_panel(
     # Workload weights cannot always be honoured when a panel needs most of
     # the interviewers; fall back to uniform draws then.
     weights = workload if width <= n_interviewers // 2 else None
-    people = _distinct_rows(rng, n_candidates, width, n_interviewers, weights)
+    people = distinct_rows(rng, n_candidates, width, n_interviewers, weights)
     leads = people[:, :panel_size].ravel()
     interview_candidate = np.repeat(np.arange(n_candidates, dtype=np.int64), panel_size)
     n_interviews = leads.size

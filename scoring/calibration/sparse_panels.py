@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from scoring.calibration.simulate import BoolArray, FloatArray, IntArray, _distinct_rows
+from scoring.calibration.simulate import BoolArray, FloatArray, IntArray, distinct_rows
 
 # --------------------------------------------------------------------------
 # Sparse rosters (issue 16)
@@ -403,7 +403,7 @@ def simulate_sparse_panels(
     card_candidate = np.repeat(np.arange(n_candidates, dtype=np.int64), panel_size)
 
     # 4. Repertoires and questions asked.
-    repertoire = _distinct_rows(rng, n_interviewers, repertoire_size, n_questions)
+    repertoire = distinct_rows(rng, n_interviewers, repertoire_size, n_questions)
     solo = np.zeros(n_interviewers, dtype=bool)
     if solo_interviewers:
         solo[rng.choice(np.flatnonzero(~thin), solo_interviewers, replace=False)] = True
@@ -542,7 +542,7 @@ def simulate_specialists(
     card_interviewer = (who + interviewers_per_competency * np.arange(n_competencies)).ravel()
     card_candidate = np.repeat(np.arange(n_candidates, dtype=np.int64), n_competencies)
     competency = card_interviewer // interviewers_per_competency
-    picks = _distinct_rows(
+    picks = distinct_rows(
         rng, card_interviewer.size, questions_per_interview, questions_per_competency
     )
     asked = competency[:, None] * questions_per_competency + picks

@@ -12,12 +12,12 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from config.exceptions import ApplicationError
 from core import spreadsheet
+from core.api.exceptions import ApplicationError
+from core.audit.services import audit_event_record
 from core.auth import signed_in
-from core.params import optional_choice, optional_id, optional_int
+from core.http.params import optional_choice, optional_id, optional_int
 from core.permissions import is_lead, is_recruiter
-from core.services import audit_event_record
 from interviews.forms import interviewer_choices
 from kit.models import Level, Question, Role
 from scoring.anchors import anchors

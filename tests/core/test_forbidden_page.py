@@ -1,4 +1,4 @@
-"""The site's 403 page (config.exceptions.forbidden): a page's refusal says why."""
+"""The site's 403 page (core.api.exceptions.forbidden): a page's refusal says why."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from config.exceptions import forbidden
+from core.api.exceptions import forbidden
 from interviews.models import Loop
 from kit.models import Question
 from scoring.models import ExerciseRating

@@ -51,7 +51,7 @@ EXAMPLES_WITHOUT_PARAMS = 8 if DEEP else 1
 
 ID, NAME, CHOICE, TEXT, NUMBER = "id", "name", "choice", "text", "number"
 # DRF reads ?format= on every API view (URL_FORMAT_OVERRIDE; see `params_of`) and ?page=
-# and ?page_size= on paginated lists (every list: core/pagination.py).
+# and ?page_size= on paginated lists (every list: core/api/pagination.py).
 API: dict[str, str] = {"format": CHOICE}
 LIST: dict[str, str] = {"page": NUMBER, "page_size": NUMBER}
 # The bank's filters: the same on the page and in the API.

@@ -9,7 +9,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.permissions import INTERVIEWER
 from interviews import services
 from interviews.models import Loop, Panelist

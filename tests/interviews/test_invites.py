@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from icalendar import Calendar
 
-from config.exceptions import ApplicationError
 from core.accounts.models import Notice, Profile
+from core.api.exceptions import ApplicationError
 from core.outbox.models import OutgoingEmail
 from interviews import notices, services
 from interviews.invites import seat_uid

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from interviews import services
 from interviews.models import Interview, InterviewQuestion, Loop
 from kit.models import Competency, Level, QuestionVersion

@@ -8,7 +8,7 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.models import AuditEvent
 from interviews import services
 from interviews.models import InterviewQuestion, Loop

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from pytest_django import DjangoAssertNumQueries
 from rest_framework.test import APIClient
 
-from config.token_auth import key_digest
+from core.accounts.tokens import key_digest
 from core.models import ApiToken
 from kit import services
 from kit.models import Level, Question, QuestionVersion
@@ -623,7 +623,7 @@ def test_it_issues_a_token_for_good_credentials(api: APIClient, lead: User) -> N
     assert response.status_code == 200
     key = response.json()["token"]
     assert list(response.json()) == ["token"]
-    # Stored as its hash only (config/token_auth.py).
+    # Stored as its hash only (core/accounts/tokens.py).
     assert ApiToken.objects.get(user=lead).digest == key_digest(key)
 
 

@@ -23,7 +23,7 @@ from django.db import connection
 from django.http import Http404
 from django.test import Client, TestCase
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.permissions import INTERVIEWER
 from interviews.models import Interview, Panelist
 from interviews.selectors import my_interviews

@@ -9,7 +9,7 @@ from django.db import connection
 from django.http import Http404
 from django.utils import timezone
 
-from config.exceptions import Conflict
+from core.api.exceptions import Conflict
 from interviews.models import Interview
 from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import pytest
 from django.contrib.auth.models import User
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from kit import services as kit_services
 from kit.models import Question, QuestionVersion
 from scoring.calibration import services

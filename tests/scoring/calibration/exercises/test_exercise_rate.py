@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import User
 
-from config.exceptions import ApplicationError, Conflict
+from core.api.exceptions import ApplicationError, Conflict
 from kit.models import Question
 from scoring.calibration import services
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
