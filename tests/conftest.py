@@ -26,6 +26,9 @@ from kit.models import Level
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
+# Fixtures several modules share (more personas, the OpenID provider, on-commit capture).
+pytest_plugins = ["tests.support.fixtures"]
+
 # Property tests draw the same examples every run: a suite that passed once passes again.
 hypothesis_settings.register_profile("project", derandomize=True, deadline=None)
 hypothesis_settings.load_profile("project")

@@ -25,7 +25,8 @@ from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
-from tests.scoring.helpers import Seat, build_loop, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Seat, build_loop
 
 pytestmark = [
     pytest.mark.browser,

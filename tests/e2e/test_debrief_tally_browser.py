@@ -9,7 +9,8 @@ from pytest_django.live_server_helper import LiveServer
 from core.permissions import INTERVIEWER, RECRUITER
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
-from tests.scoring.helpers import Seat, build_loop, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Seat, build_loop
 
 pytestmark = [
     pytest.mark.browser,

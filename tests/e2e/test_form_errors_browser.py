@@ -12,8 +12,8 @@ from kit.models import Question
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.e2e.test_accessibility_browser import blocking_violations
-from tests.factories import make_question
-from tests.scoring.helpers import Built, Seat, build_loop
+from tests.support.factories import make_question
+from tests.support.loops import Built, Seat, build_loop
 
 pytestmark = pytest.mark.browser
 

@@ -29,7 +29,7 @@ from kit.models import Role
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
 from tests.e2e.conftest import SCREENSHOTS, new_context, screenshot, sign_in
-from tests.interviews.helpers import load_starter
+from tests.support.loops import load_starter
 
 pytestmark = [
     pytest.mark.browser,

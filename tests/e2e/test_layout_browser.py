@@ -17,7 +17,8 @@ from interviews.models import Candidate
 from kit.models import TITLE_MAX_LENGTH, Question, QuestionVersion
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
-from tests.scoring.helpers import Built, Seat, build_loop, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Built, Seat, build_loop
 
 pytestmark = [
     pytest.mark.browser,

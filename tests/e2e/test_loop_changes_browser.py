@@ -16,7 +16,7 @@ from interviews import services
 from interviews.models import Interview, Loop, Panelist
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
-from tests.interviews.helpers import make_world
+from tests.support.loops import make_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -15,8 +15,9 @@ from interviews.models import Interview
 from scoring.models import QuestionRating
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
-from tests.factories import make_question
-from tests.scoring.helpers import Built, Seat, build_loop, rubric, submitted
+from tests.scoring.helpers import rubric, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Built, Seat, build_loop
 
 pytestmark = pytest.mark.browser
 

@@ -19,9 +19,9 @@ from scoring.calibration import services as calibration_services
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user
-from tests.factories import make_question
 from tests.integration.conftest import wait_for
 from tests.integration.data import write_ratings_csv
+from tests.support.factories import make_question
 
 pytestmark = [
     pytest.mark.redis,

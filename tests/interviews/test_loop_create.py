@@ -9,8 +9,9 @@ from interviews import services
 from interviews.models import Interview, InterviewQuestion, Loop
 from kit.models import Competency, Level, QuestionVersion
 from kit.services import SlotData, loop_template_save
-from tests.factories import RoleFactory, make_question
-from tests.interviews.helpers import EMAIL, PHONE, bulk_bank, level, snapshot
+from tests.interviews.helpers import snapshot
+from tests.support.factories import RoleFactory, level, make_question
+from tests.support.loops import EMAIL, PHONE, bulk_bank
 
 
 def covers(question, lvl: Level) -> bool:  # type: ignore[no-untyped-def]

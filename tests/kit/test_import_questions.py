@@ -14,7 +14,6 @@ from django.core.management.base import CommandError
 from kit import selectors, services
 from kit.models import FollowUp, Question, QuestionVersion, Role, RubricItem
 from kit.rubric import derive_rubric
-from tests.factories import CompetencyFactory, RoleFactory, level
 from tests.kit.bank import (
     HEADING_ROLE,
     ROLE,
@@ -26,6 +25,7 @@ from tests.kit.bank import (
     run,
     snapshot,
 )
+from tests.support.factories import CompetencyFactory, RoleFactory, level
 
 SEED_RESULT = f"{SEED}: 25 questions: 25 created, 0 updated, 0 unchanged (28 follow-ups)\n"
 SEED_AGAIN = f"{SEED}: 25 questions: 0 created, 0 updated, 25 unchanged (28 follow-ups)\n"

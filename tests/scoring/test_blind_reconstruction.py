@@ -38,7 +38,7 @@ from tests.scoring.blind_reads import (
     reads,
 )
 from tests.scoring.calibration.helpers import calibrate_json
-from tests.scoring.helpers import Built, Seat, build_loop
+from tests.support.loops import Built, Seat, build_loop
 
 ROLE = "AI Infrastructure Engineer"
 LATEST = "/api/v1/calibration/latest/"

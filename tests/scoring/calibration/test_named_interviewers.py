@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 from scipy import special
 
-from scoring.calibration.sparse_panels import (
-    SparsePanels,
-    simulate_sparse_panels,
-    simulate_specialists,
-)
 from scoring.calibration.stats import summarise
 from scoring.calibration.stats.interviewers import (
     FLAG_FDR,
     benjamini_hochberg,
     benjamini_hochberg_across,
     detectable_severity,
+)
+from tests.support.sparse_panels import (
+    SparsePanels,
+    simulate_sparse_panels,
+    simulate_specialists,
 )
 
 FAR = 0.5

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from scoring.calibration import stats
-from scoring.calibration.sparse_panels import simulate_sparse_panels
 from scoring.calibration.stats import question_alpha as qa
 from scoring.calibration.stats import question_alpha_bootstrap as qab
 from scoring.calibration.stats._arrays import _categories
+from tests.support.sparse_panels import simulate_sparse_panels
 
 LEVELS = stats.LEVELS
 
