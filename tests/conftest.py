@@ -2,7 +2,8 @@
 
 Tests that need PostgreSQL, Redis or Chromium run whenever those are present.
 On a laptop without them they are skipped; in CI (CI=true) they fail instead,
-so a broken CI environment cannot pass by skipping.
+so a broken CI environment cannot pass by skipping. The rule is the same for tests
+marked slow: CI runs them with `make test-slow`, with the services present.
 """
 
 import os

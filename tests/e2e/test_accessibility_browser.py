@@ -168,6 +168,7 @@ def demo(transactional_db: None) -> dict[str, list[tuple[str, str]]]:
     return build_demo()
 
 
+@pytest.mark.slow  # every page of a persona through axe; the sign-in pages stay in make test
 @pytest.mark.parametrize(
     ("persona", "username"),
     [

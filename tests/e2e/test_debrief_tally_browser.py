@@ -11,6 +11,7 @@ from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.scoring.helpers import submitted
 from tests.support.loops import Seat, build_loop
+from tests.support.marks import slow_except
 
 pytestmark = [
     pytest.mark.browser,
@@ -23,7 +24,7 @@ CELLS = """() => [...document.querySelectorAll('section.tally td')].map(td => [
     Math.round(td.getBoundingClientRect().right), td.dataset.label, td.innerText.trim()])"""
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("width", slow_except([1280, 390], keep=390))
 def test_the_tally_fits_the_window_with_every_count_under_its_label(
     live_server: LiveServer, page: Page, width: int
 ) -> None:

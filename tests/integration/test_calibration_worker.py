@@ -95,6 +95,7 @@ def test_a_burst_of_50_submissions_runs_the_recalculation_at_most_twice(worker):
     assert "succeeded" in worker.output()
 
 
+@pytest.mark.slow  # kills a worker child mid-run
 def test_a_worker_child_killed_mid_run_leaves_no_partial_snapshot_and_the_run_completes(
     worker, tmp_path
 ):

@@ -165,6 +165,7 @@ def big_bank(count: int):  # type: ignore[no-untyped-def]
     return role, comps
 
 
+@pytest.mark.slow  # a 10,000-question bank; the query count that does not grow stays
 def test_it_plans_over_a_10000_question_bank_in_a_bounded_number_of_queries(
     db, django_assert_max_num_queries
 ):

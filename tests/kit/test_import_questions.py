@@ -294,6 +294,7 @@ def test_it_reads_json_indented_with_tabs(db: None, tmp_path: Path) -> None:
     assert Question.objects.get().current.prompt == "How would you shard a 70B model?"
 
 
+@pytest.mark.slow  # a large file
 def test_it_reports_progress_on_stderr_for_a_large_file(db: None, tmp_path: Path) -> None:
     lines = ["questions:"]
     for n in range(1000):

@@ -79,7 +79,7 @@ class Scene:
         )
 
 
-@pytest.fixture(params=["shadow", "interviewer"])
+@pytest.fixture(params=[pytest.param("shadow", marks=pytest.mark.slow), "interviewer"])
 def scene(
     request: pytest.FixtureRequest,
     recruiter: User,

@@ -140,6 +140,7 @@ def test_one_false_discovery_rate_across_a_role_and_its_levels() -> None:
     assert q_level[2] == pytest.approx(pooled[4])
 
 
+@pytest.mark.slow  # Monte Carlo: simulated rosters per design
 @pytest.mark.parametrize(
     "design",
     [
