@@ -40,9 +40,10 @@ from scoring.calibration import services as calibration
 from scoring.models import Scorecard
 from scoring.scorecards import services as scorecards
 from tests.conftest import make_user
-from tests.factories import make_question
 from tests.kit.admin_forms import form_data
-from tests.scoring.helpers import Seat, build_loop, ratings_for, submitted
+from tests.scoring.helpers import ratings_for, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Seat, build_loop
 
 PROJECT_APPS = ("core", "kit", "interviews", "scoring")
 # Registered by installed libraries, not by the project: login lockouts (django-axes)

@@ -11,10 +11,11 @@ from interviews.models import Loop
 from kit.models import Question
 from scoring.models import ExerciseRating
 from tests.conftest import make_user
-from tests.factories import make_question
 from tests.problems import detail
 from tests.scoring.calibration.exercises.helpers import answers, create
-from tests.scoring.helpers import Built, Seat, build_loop, state, submitted
+from tests.scoring.helpers import state, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Built, Seat, build_loop
 
 GENERIC = "Your account cannot do this."
 HINT = "If you need this, ask a recruiter."

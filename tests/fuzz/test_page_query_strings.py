@@ -229,7 +229,15 @@ def fuzz_one(
     return sent
 
 
-@pytest.mark.parametrize("persona", PERSONAS)
+# `make test` fuzzes the pages as an anonymous caller and an interviewer; the other
+# personas run in `make test-slow`.
+QUICK_PERSONAS = {"anonymous", "ines"}
+
+
+@pytest.mark.parametrize(
+    "persona",
+    [p if p in QUICK_PERSONAS else pytest.param(p, marks=pytest.mark.slow) for p in PERSONAS],
+)
 def test_no_query_string_makes_a_page_fail(
     world: World, persona: str, record_property: Callable[[str, object], None]
 ) -> None:

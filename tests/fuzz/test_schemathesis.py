@@ -255,7 +255,15 @@ class Fuzz:
         return failures
 
 
-@pytest.mark.parametrize("persona", PERSONAS)
+# `make test` keeps the lead's quick pass (every operation, every check); the other
+# personas' quick passes are slow (`make test-slow`), and `make fuzz` runs all of them deep.
+QUICK_PERSONA = "lead"
+
+
+@pytest.mark.parametrize(
+    "persona",
+    [p if p == QUICK_PERSONA else pytest.param(p, marks=pytest.mark.slow) for p in PERSONAS],
+)
 def test_every_operation_conforms_to_the_schema(
     persona: str, db: None, in_process_requests: None, record_property: Any
 ) -> None:

@@ -44,12 +44,6 @@ def to(user):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def commit(django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
-    """Run the on-commit callbacks (the emails' Celery hand-off) of the block it wraps."""
-    return django_capture_on_commit_callbacks
-
-
-@pytest.fixture
 def zones(interviewer, other_interviewer):  # type: ignore[no-untyped-def]
     Profile.objects.create(user=interviewer, time_zone="Europe/London")
     Profile.objects.create(user=other_interviewer, time_zone="Asia/Kolkata")

@@ -2,7 +2,6 @@
 
 import json
 import re
-from datetime import datetime
 from typing import Any
 
 import pytest
@@ -15,15 +14,12 @@ from core.models import ApiToken
 from kit import services
 from kit.models import Level, Question, QuestionVersion
 from tests.conftest import client_for
-from tests.factories import CompetencyFactory, RoleFactory, make_question
 from tests.kit.bank import ROLE, snapshot
 from tests.problems import NOT_ALLOWED, NOT_FOUND, detail, field_errors, not_signed_in
+from tests.support.api import iso
+from tests.support.factories import CompetencyFactory, RoleFactory, make_question
 
 PLATFORM = "ML Platform Engineer"
-
-
-def iso(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 def detail_json(question: Question) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from core.models import AuditEvent
 from core.outbox.models import OutgoingEmail
 from interviews import services
 from interviews.models import Interview
-from tests.interviews.helpers import iso, make_world
+from tests.support.api import iso
+from tests.support.loops import make_world
 
 URL = reverse("core:account")
 KOLKATA = zoneinfo.ZoneInfo("Asia/Kolkata")

@@ -4,7 +4,6 @@ the way to one with no password (single sign-on only); the key is shown once."""
 import html
 import json
 import re
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -16,7 +15,7 @@ from rest_framework.test import APIClient
 
 from core.accounts.tokens import key_digest, token_issue
 from core.models import ApiToken, AuditEvent
-from tests.oidc_provider import Provider, provider_environment, running, sso_site
+from tests.oidc_provider import Provider, provider_environment, sso_site
 from tests.problems import detail
 
 pytestmark = [
@@ -274,12 +273,6 @@ def test_every_page_links_to_it_in_the_user_menu(ines):
 
     assert re.search(f'<a href="{URL}" *>API token</a>', home)
     assert f'<a href="{URL}" aria-current="page">API token</a>' in own
-
-
-@pytest.fixture
-def provider() -> Iterator[Provider]:
-    with running() as provider:
-        yield provider
 
 
 def sso_sign_in(client: Client, provider: Provider, sub: str) -> None:

@@ -3,13 +3,10 @@ sign-in page and the API's token endpoint alike. The address is the one
 TRUSTED_PROXY_COUNT says to trust (core/http/client_address.py): whatever a caller writes
 into X-Forwarded-For beyond that does not reset the count."""
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -23,14 +20,6 @@ LOCKED = (
     "Too many failed sign-ins for this account from your address; it is locked for "
     "60 minutes. Try again later or ask an admin to unlock it."
 )
-
-
-@pytest.fixture(autouse=True)
-def fresh_throttle_counts() -> Iterator[None]:
-    # The token endpoint is also rate-limited through the cache, which outlives a test.
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def attempts() -> list[tuple[str, str, int]]:

@@ -17,12 +17,6 @@ pytestmark = [
 
 
 @pytest.fixture
-def provider() -> Iterator[Provider]:
-    with running() as provider:
-        yield provider
-
-
-@pytest.fixture
 def site(monkeypatch: pytest.MonkeyPatch, provider: Provider) -> Iterator[dict[str, object]]:
     with sso_site(monkeypatch, **provider_environment(provider)) as values:
         yield values

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from core.accounts.oidc import PASSWORD_LOGIN_OFF_API, provider_name
 from core.models import ApiToken
-from tests.oidc_provider import PROVIDER_NAME, Provider, provider_environment, running, sso_site
+from tests.oidc_provider import PROVIDER_NAME, Provider, provider_environment, sso_site
 from tests.problems import detail
 
 pytestmark = [
@@ -18,12 +18,6 @@ pytestmark = [
 
 BUTTON = '<a class="button primary" href="/oidc/authenticate/">Sign in with Acme SSO</a>'
 REFUSED = "Password sign-in is turned off for this service: sign in with Acme SSO."
-
-
-@pytest.fixture
-def provider() -> Iterator[Provider]:
-    with running() as provider:
-        yield provider
 
 
 @pytest.fixture

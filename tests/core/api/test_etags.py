@@ -6,8 +6,8 @@ from django.contrib.auth.models import User
 from interviews.models import Candidate
 from kit.models import Role
 from tests.conftest import client_for
-from tests.factories import make_question
 from tests.problems import detail
+from tests.support.factories import make_question
 
 STALE = (
     "This object changed since you read it (If-Match no longer matches its ETag); GET it"

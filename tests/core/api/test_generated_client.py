@@ -127,6 +127,7 @@ def _call(name: str, **kwargs: Any) -> Any:
     return response
 
 
+@pytest.mark.slow  # a whole loop through the generated client; the sign-in smoke stays
 @pytest.mark.django_db(transaction=True)
 def test_a_generated_client_drives_a_loop_from_candidate_to_calibration(
     generated: ModuleType, live_server: object

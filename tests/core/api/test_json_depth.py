@@ -9,8 +9,8 @@ from core.api.parsers import MAX_JSON_DEPTH, TooDeep, json_depth_check
 from core.models import ApiToken
 from interviews.models import Candidate, Loop
 from tests.conftest import client_for
-from tests.interviews.helpers import World, make_world
 from tests.problems import detail, field_errors, problem
+from tests.support.loops import World, make_world
 
 TOO_DEEP = (
     f"The JSON body is nested deeper than {MAX_JSON_DEPTH} levels of arrays and objects; "

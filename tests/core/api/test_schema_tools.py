@@ -56,6 +56,7 @@ def test_the_typescript_types_compile_under_strict_with_a_consumer(
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
 
 
+@pytest.mark.slow  # a second tsc run on a deliberately wrong consumer
 def test_the_typescript_check_fails_when_the_consumer_misreads_a_type(
     schema: Path, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from tests.conftest import migrate
 BEFORE = [("kit", "0004_question_current_set_null"), ("scoring", "0002_calibration_exercises")]
 
 
+@pytest.mark.slow  # migrates back and forward
 @pytest.mark.django_db(transaction=True)
 def test_events_recorded_before_the_move_are_kept() -> None:
     executor = migrate(BEFORE)

@@ -15,8 +15,8 @@ from core.models import AuditEvent
 from core.permissions import INTERVIEWER, LEAD
 from kit.selectors import question_as_dict
 from tests.conftest import client_for, make_user
-from tests.factories import RoleFactory, make_question
 from tests.kit.admin_forms import change_form_data
+from tests.support.factories import RoleFactory, make_question
 
 
 def record(actor, action: str, target: str, **data) -> AuditEvent:  # type: ignore[no-untyped-def]

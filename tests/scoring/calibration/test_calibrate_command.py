@@ -19,7 +19,6 @@ from django.core.management.base import CommandError
 from kit.models import Role
 from scoring.calibration.definitions import ALPHA, band
 from scoring.models import CalibrationJob, CalibrationSnapshot
-from tests.factories import RoleFactory
 from tests.scoring.calibration.helpers import (
     ROLE,
     calibrate_json,
@@ -32,6 +31,7 @@ from tests.scoring.calibration.helpers import (
 )
 from tests.scoring.calibration.stats_data import FLEISS_WIKIPEDIA as FLEISS_1971
 from tests.scoring.calibration.stats_data import SHROUT_FLEISS_GRID as SHROUT_FLEISS_1979
+from tests.support.factories import RoleFactory
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four
 # observers (A-D) rate twelve units, with missing values. Rows are units, columns coders.

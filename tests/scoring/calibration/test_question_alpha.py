@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from scoring.calibration import stats
-from scoring.calibration.sparse_panels import simulate_sparse_panels
 from scoring.calibration.stats import question_alpha as qa
 from scoring.calibration.stats import question_alpha_bootstrap as qab
 from scoring.calibration.stats._arrays import unique_categories
+from tests.support.sparse_panels import simulate_sparse_panels
 
 LEVELS = stats.LEVELS
 
@@ -473,6 +473,7 @@ def _coverage() -> dict[str, float]:
     return {level: n / COVERAGE_ROSTERS for level, n in hits.items()}
 
 
+@pytest.mark.slow  # 2,000 simulated rosters and a 22,500-candidate truth
 @pytest.mark.parametrize("level", LEVELS)
 def test_it_covers_the_true_alpha_in_95_of_100_realistic_rosters(level: str) -> None:
     # 2,000 rosters of the design (150 candidates, 50 interviewers, a

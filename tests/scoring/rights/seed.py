@@ -39,8 +39,9 @@ from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.rights import services as rights_services
 from scoring.scorecards import services
-from tests.factories import make_question
-from tests.scoring.helpers import Seat, build_loop, draft, ratings_for, submitted
+from tests.scoring.helpers import draft, ratings_for, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Seat, build_loop
 
 MARK = "qzmarker"
 

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from scoring.calibration.simulate import BoolArray, FloatArray, IntArray, distinct_rows
+from tests.support.simulate import BoolArray, FloatArray, IntArray, distinct_rows
 
 # --------------------------------------------------------------------------
 # Sparse rosters (issue 16)
