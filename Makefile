@@ -1,5 +1,5 @@
 # Two commands: `make run` (a working site on 127.0.0.1:8000, with its Celery worker and beat:
-# config/embedded.py) and `make test` (the whole suite).
+# core/embedded.py) and `make test` (the fast suite; `make test-all` adds the slow tests).
 # Both need only python3; they create .venv and install the pinned requirements on first use
 # (`make run` the runtime ones only; `make test` adds the test tools).
 PYTHON ?= python3
@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test fuzz lint venv venv-dev clean load faults prodcheck
+.PHONY: run test test-slow test-all fuzz lint venv venv-dev clean load faults prodcheck
 
 # Two markers: a running site needs only requirements.txt; the test, lint, fuzz and
 # load tools of requirements-dev.txt come with the first `make test`.
@@ -36,12 +36,21 @@ run: venv
 	@echo "  scorecards every 15 minutes, the sweeps, the nightly calibration); emails are"
 	@echo "  printed here, by the worker. Ctrl-C stops all three."
 	@echo
-	@$(PY) -m config.embedded $(HOST)
+	@$(PY) -m core.embedded $(HOST)
 
-# The whole suite, on as many processes as the machine has cores (pytest-xdist).
+# The suite, on as many processes as the machine has cores (pytest-xdist). `make test`
+# is every test not marked slow (one of each kind of promise stays in it); `make
+# test-slow` the slow ones only (Monte Carlo and deep evidence, the fuzz's other
+# personas, long journeys); `make test-all` both in one run. CI runs test and test-slow.
 # The deep API fuzz runs in `make fuzz`; `make test` keeps a quick pass of it.
 TEST_PROCESSES ?= auto
 test: venv-dev
+	$(PY) -m pytest -n $(TEST_PROCESSES) -m "not slow" $(ARGS)
+
+test-slow: venv-dev
+	$(PY) -m pytest -n $(TEST_PROCESSES) -m slow $(ARGS)
+
+test-all: venv-dev
 	$(PY) -m pytest -n $(TEST_PROCESSES) $(ARGS)
 
 fuzz: venv-dev

@@ -3,7 +3,7 @@
 Run from the repository root:  python bench/calibration_power.py [ROSTERS] [--seed S]
 
 Each scenario draws ROSTERS (default 200) rosters with
-``scoring.calibration.sparse_panels.simulate_sparse_panels`` (150 candidates, 50
+``tests.support.sparse_panels.simulate_sparse_panels`` (150 candidates, 50
 interviewers of whom a quarter have 10 ratings or fewer, panels of 4,
 personal question repertoires, ratings 1-4 with a scorecard halo), runs each
 through ``scoring.calibration.stats.summarise`` and prints one table, a
@@ -57,8 +57,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scoring.calibration.sparse_panels import SparsePanels, simulate_sparse_panels
 from scoring.calibration.stats import summarise
+from tests.support.sparse_panels import SparsePanels, simulate_sparse_panels
 
 Z95 = 1.959963984540054
 BIG = 0.5  # |true severity| that the flags should catch

@@ -21,10 +21,13 @@ a million ratings), writes it as the command's CSV, then in one run times
   baseline is writing more than twice as many rows, each wider than a CSV line.
 
 and prints the times, the ratios and the process's peak memory. No assertions.
-Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432).
+Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432); the
+databases are BENCH_DB (default ik_bench_import) and BENCH_DB_copy, dropped and
+created afresh.
 """
 
 import io
+import os
 import resource
 import sys
 import tempfile
@@ -37,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pg import fresh_database, ratings_file, setup_django
 
 CANDIDATES = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
+DATABASE = os.environ.get("BENCH_DB", "ik_bench_import")
 
 
 def main() -> None:
@@ -44,7 +48,7 @@ def main() -> None:
     rows = ratings_file(csv_path, candidates=CANDIDATES, interviewers=400, questions=200)
     print(f"{rows:,} ratings in {csv_path} ({csv_path.stat().st_size / 1e6:.0f} MB)")
 
-    url = fresh_database("ik_bench_copy")
+    url = fresh_database(f"{DATABASE}_copy")
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(
             "CREATE TABLE ratings (candidate text, interviewer text, question text, rating int)"
@@ -56,7 +60,7 @@ def main() -> None:
                 copy.write(block)
         baseline = time.perf_counter() - started
 
-    url = fresh_database("ik_bench_import")
+    url = fresh_database(DATABASE)
     setup_django(url)
     from django.core.management import call_command
 

@@ -124,7 +124,7 @@ def secrets_used(stack: Stack) -> list[str]:
         stack.python(
             "import json\n"
             "from django.contrib.auth.models import User\n"
-            "from config.token_auth import token_issue\n"
+            "from core.accounts.tokens import token_issue\n"
             "from core.accounts.services import calendar_feed_reset\n"
             "user = User.objects.get(username='demo-interviewer-1')\n"
             "print(json.dumps({'feed': calendar_feed_reset(user=user),"

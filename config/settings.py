@@ -67,24 +67,24 @@ MIDDLEWARE = [
     "core.accounts.zones.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.security.ContentSecurityPolicyMiddleware",
+    "core.http.security.ContentSecurityPolicyMiddleware",
     # A body over DATA_UPLOAD_MAX_MEMORY_SIZE answers 413 from its Content-Length, before
     # the CSRF check or a view reads it (the site's headers still go out on the 413).
-    "config.middleware.RequestSizeLimitMiddleware",
+    "core.http.middleware.RequestSizeLimitMiddleware",
     # A view failing because PostgreSQL is unreachable answers 503 + Retry-After, not 500;
     # a malformed query parameter or a query too large for the database, 400 (not 500).
-    "config.middleware.DatabaseUnavailableMiddleware",
+    "core.http.middleware.DatabaseUnavailableMiddleware",
     # A POST with an Idempotency-Key answers its first answer again on a retry
-    # (core/idempotency.py), Location included: so it wraps the next one.
-    "core.idempotency.IdempotencyMiddleware",
+    # (core/api/idempotency.py), Location included: so it wraps the next one.
+    "core.api.idempotency.IdempotencyMiddleware",
     # An API 201/202 names what it made (Location).
-    "config.middleware.CreatedLocationMiddleware",
+    "core.http.middleware.CreatedLocationMiddleware",
     # Axes must come last so it sees the outcome of authentication.
     "axes.middleware.AxesMiddleware",
 ]
 
 # The largest request body accepted (bytes); a larger one is refused with 413 before it
-# is read (config/middleware.py). The site takes no file uploads: its biggest bodies are
+# is read (core/http/middleware.py). The site takes no file uploads: its biggest bodies are
 # a question's text and a scorecard's notes. Django's own default, 2.5 MB.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 
@@ -176,7 +176,7 @@ CSRF_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", str(not DEBUG))
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-# Orchestrators probe over plain HTTP inside the cluster (config/health.py).
+# Orchestrators probe over plain HTTP inside the cluster (core/http/health.py).
 SECURE_REDIRECT_EXEMPT = [r"^healthz/$", r"^readyz/$", r"^metrics$"]
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
@@ -196,7 +196,7 @@ CONTENT_SECURITY_POLICY = os.getenv(
 # The client's address, for the API's rate limits and the sign-in lockout: the number of
 # reverse proxies in front of the app, each appending its peer to X-Forwarded-For. 0 (the
 # default) ignores the header and uses REMOTE_ADDR; N uses the Nth entry from the right,
-# so whatever a caller writes to the left of it changes nothing (config/client_address.py).
+# so whatever a caller writes to the left of it changes nothing (core/http/client_address.py).
 TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0)
 if TRUSTED_PROXY_COUNT < 0:
     raise ImproperlyConfigured(f"TRUSTED_PROXY_COUNT={TRUSTED_PROXY_COUNT} must be 0 or more")
@@ -206,10 +206,10 @@ AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = 1
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "config.client_address.client_ip"
+AXES_CLIENT_IP_CALLABLE = "core.http.client_address.client_ip"
 AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"
 
-# API tokens (config/token_auth.py) expire this many days after they are issued, and stop
+# API tokens (core/accounts/tokens.py) expire this many days after they are issued, and stop
 # working as soon as their user's password changes.
 API_TOKEN_TTL_DAYS = envint("API_TOKEN_TTL_DAYS", 30)
 if API_TOKEN_TTL_DAYS < 1:
@@ -219,24 +219,24 @@ REST_FRAMEWORK = {
     # The token first: a caller with no credentials gets its challenge, 401 with
     # WWW-Authenticate, rather than the 403 a session-first order answers.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.token_auth.ExpiringTokenAuthentication",
+        "core.accounts.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # JSON bodies only: one media type per request body in the schema, so generated
     # clients send JSON (form and multipart gave them three to choose from).
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.JSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "core.pagination.Pages",
+    "DEFAULT_PAGINATION_CLASS": "core.api.pagination.Pages",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
+    "EXCEPTION_HANDLER": "core.api.exceptions.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "config.client_address.AnonRateThrottle",
-        "config.client_address.UserRateThrottle",
+        "core.http.client_address.AnonRateThrottle",
+        "core.http.client_address.UserRateThrottle",
     ],
-    # The same count for any DRF throttle that does not go through config.client_address.
+    # The same count for any DRF throttle that does not go through core.http.client_address.
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.getenv("API_ANON_RATE", "60/minute"),
@@ -244,9 +244,9 @@ REST_FRAMEWORK = {
     },
 }
 
-# Every API error as RFC 9457 problem details (config/problems.py), DEBUG or not.
+# Every API error as RFC 9457 problem details (core/api/problems.py), DEBUG or not.
 DRF_STANDARDIZED_ERRORS = {
-    "EXCEPTION_FORMATTER_CLASS": "config.exceptions.ProblemFormatter",
+    "EXCEPTION_FORMATTER_CLASS": "core.api.exceptions.ProblemFormatter",
     "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
 }
 
@@ -298,15 +298,15 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         # Idempotency-Key, Location, ETag and If-Match where they apply (their 412, 422).
-        "config.openapi.add_http_conventions",
-        # Every operation's error responses and their bodies (see config/openapi.py).
-        "config.openapi.add_error_responses",
+        "core.api.openapi.add_http_conventions",
+        # Every operation's error responses and their bodies (see core/api/openapi.py).
+        "core.api.openapi.add_error_responses",
         # A type beside every nullable, as OpenAPI 3.0 asks (Redocly's lint).
-        "config.openapi.type_nullable_schemas",
+        "core.api.openapi.type_nullable_schemas",
         # Every member of a response component is sent, so every one is required.
-        "config.openapi.require_response_fields",
-        # A summary per operation and an example per success response (config/openapi_docs.py).
-        "config.openapi_docs.add_summaries_and_examples",
+        "core.api.openapi.require_response_fields",
+        # A summary per operation and an example per success response (core/api/openapi_docs.py).
+        "core.api.openapi_docs.add_summaries_and_examples",
     ],
 }
 
@@ -324,7 +324,7 @@ CACHES = {
 }
 
 # Celery. No broker configured means tasks run eagerly in-process (tests, manage.py).
-# `make run` (config/embedded.py) sets CELERY_BROKER_URL=filesystem:// for its web server,
+# `make run` (core/embedded.py) sets CELERY_BROKER_URL=filesystem:// for its web server,
 # worker and beat: kombu's file-system transport, its messages files under var/broker/.
 # Webhook targets on loopback, private, link-local or reserved addresses are refused when
 # subscribing and at each delivery (SSRF), unless this is on (a receiver on the LAN).
@@ -452,7 +452,7 @@ LOGGING = {
 METRICS_TOKEN = envsecret("METRICS_TOKEN")
 
 
-# Single sign-on with OpenID Connect (core/oidc.py; docs/deployment.md). Off unless
+# Single sign-on with OpenID Connect (core/accounts/oidc.py; docs/deployment.md). Off unless
 # OIDC_RP_CLIENT_ID is set. Everything it adds or changes comes from oidc_settings(), so
 # tests build the same settings from an environment of their own.
 OIDC_ENABLED = False
@@ -512,7 +512,7 @@ def oidc_settings() -> dict[str, object]:
     model_backend = "django.contrib.auth.backends.ModelBackend"
     # After axes (its lockout check comes first), before passwords. The OIDC backend is a
     # ModelBackend too, so permissions still work when the password backend is dropped.
-    backends.insert(backends.index(model_backend), "core.oidc.SignInBackend")
+    backends.insert(backends.index(model_backend), "core.accounts.oidc.SignInBackend")
     if not password_login:
         backends.remove(model_backend)
     # Signing out posts a form whose answer redirects to the provider: form-action must allow it.
@@ -547,7 +547,7 @@ def oidc_settings() -> dict[str, object]:
         "OIDC_TIMEOUT": envint("OIDC_TIMEOUT", 10),
         # For the sign-out redirect's id_token_hint.
         "OIDC_STORE_ID_TOKEN": True,
-        # Where a failed sign-in lands (core/oidc_views.py adds why).
+        # Where a failed sign-in lands (core/accounts/oidc_views.py adds why).
         "LOGIN_REDIRECT_URL_FAILURE": "/oidc/failed/",
     }
 

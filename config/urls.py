@@ -4,8 +4,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import health, tokens
-from config.exceptions import api_not_found
+from core.accounts import api as tokens
+from core.api.exceptions import api_not_found
+from core.http import health
 from core.metrics import metrics
 from interviews import views as interview_views
 
@@ -17,13 +18,13 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("scoring.api_urls")),
     path("", include("core.webhooks.urls")),
 ]
-# Last: whatever no API route matched is a JSON 404 (config.exceptions.api_not_found).
+# Last: whatever no API route matched is a JSON 404 (core.api.exceptions.api_not_found).
 api_v1.append(re_path(r"^(?P<rest>.*)$", api_not_found))
 
 # Unmatched paths under /api/ answer JSON, like the API's own 404s.
-handler404 = "config.exceptions.not_found"
+handler404 = "core.api.exceptions.not_found"
 # A page's refusal says why (the PermissionDenied message); the API's are problem details.
-handler403 = "config.exceptions.forbidden"
+handler403 = "core.api.exceptions.forbidden"
 
 urlpatterns = [
     path("healthz/", health.liveness, name="healthz"),
@@ -44,7 +45,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
 ]
 
-# Single sign-on (core/oidc.py), when OIDC_RP_CLIENT_ID is set: its /login/ and /logout/
+# Single sign-on (core/accounts/oidc.py), when OIDC_RP_CLIENT_ID is set: its /login/ and /logout/
 # come first, taking the place of Django's, and /oidc/ is the provider's way back.
 if settings.OIDC_ENABLED:
-    urlpatterns.insert(0, path("", include("core.oidc_urls")))
+    urlpatterns.insert(0, path("", include("core.accounts.oidc_urls")))

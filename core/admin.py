@@ -23,11 +23,11 @@ from django.forms import BaseModelFormSet, ModelForm
 from django.http import HttpRequest
 from rest_framework.authtoken.models import TokenProxy
 
-from core import selectors, services
 from core.accounts import services as account_services
 from core.accounts.models import ExternalIdentity, Profile
+from core.api.idempotency import IdempotentRequest
+from core.audit import selectors, services
 from core.auth import signed_in
-from core.idempotency import IdempotentRequest
 from core.models import ApiToken, AuditEvent
 from core.outbox.models import OutgoingEmail
 from core.validators import validate_one_line
@@ -289,7 +289,7 @@ class AuditedGroupAdmin(GroupAdmin):
             services.group_delete(group=group, by=signed_in(request))
 
 
-# API tokens: issued only by config.token_auth and stored as a hash of their key, so the
+# API tokens: issued only by core.accounts.tokens and stored as a hash of their key, so the
 # admin shows whose tokens exist, their prefix and when they were made (never the
 # digest), and adds, edits and deletes none. A token is revoked by its client (DELETE
 # /api/v1/auth/token/), on the account page, or by a change of its user's password.
@@ -305,7 +305,7 @@ class ApiTokenAdmin(ReadOnlyAdmin):
 
 @admin.register(IdempotentRequest)
 class IdempotentRequestAdmin(ReadOnlyAdmin):
-    """Retried API POSTs and the answers kept for them (24 hours; core/idempotency.py)."""
+    """Retried API POSTs and the answers kept for them (24 hours; core/api/idempotency.py)."""
 
     list_display = ("key", "status", "created_at")
     list_filter = ("status",)
@@ -325,7 +325,7 @@ class ProfileAdmin(ReadOnlyAdmin):
 
 @admin.register(ExternalIdentity)
 class ExternalIdentityAdmin(admin.ModelAdmin):
-    """Provider identities and the accounts they sign in as (core/oidc.py). Adding one
+    """Provider identities and the accounts they sign in as (core/accounts/oidc.py). Adding one
     links an existing account, deleting one unlinks it; both are audited
     (core.accounts.services). A link is never edited: unlink, then link again."""
 

@@ -2,7 +2,7 @@
 
 A range is two days, `since` and `until`, both included, read in the current time
 zone (a day is the reader's midnight to midnight, not UTC's). Its refusals are the
-filter form's, so core.params.valid_query_form turns them into a 400 naming the field:
+filter form's, so core.http.params.valid_query_form turns them into a 400 naming the field:
 
 * a value that is not a date (``2026-02-30``, ``yesterday``);
 * a year outside MIN_YEAR..MAX_YEAR (``9999-12-31`` would overflow the day after it,
@@ -18,8 +18,8 @@ from django import forms
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from core.audit.selectors import audit_actors
 from core.models import AuditEvent
-from core.selectors import audit_actors
 
 MIN_YEAR, MAX_YEAR = 1900, 2999
 

@@ -56,7 +56,7 @@ _SECRETS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(/calendar/)[A-Za-z0-9_\-%]+"), rf"\1{REDACTED}"),
     # Webhook signing secrets (core/webhooks/signing.py).
     (re.compile(r"whsec_[A-Za-z0-9+/=_\-]+"), f"whsec_{REDACTED}"),
-    # API token keys (config/token_auth.py): 24 random characters, a dot, 15 of a MAC.
+    # API token keys (core/accounts/tokens.py): 24 random characters, a dot, 15 of a MAC.
     (
         re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{24}\.[A-Za-z0-9_\-]{15}(?![A-Za-z0-9_\-])"),
         REDACTED,

@@ -4,7 +4,7 @@ from django.utils import timezone
 
 # Webhooks' models are the core app's; Django finds an app's models through this module.
 from core.accounts.models import ExternalIdentity, Profile  # noqa: F401
-from core.idempotency import IdempotentRequest  # noqa: F401
+from core.api.idempotency import IdempotentRequest  # noqa: F401
 from core.outbox.models import OutgoingEmail  # noqa: F401
 from core.webhooks.models import WebhookDelivery, WebhookEvent, WebhookSubscription  # noqa: F401
 
@@ -36,7 +36,7 @@ class AuditEvent(models.Model):
 class ApiToken(models.Model):
     """An API token, stored as a SHA-256 digest of its key: the key itself is shown once.
 
-    How a token is issued, looked up and refused is config/token_auth.py's. A user may
+    How a token is issued, looked up and refused is core/accounts/tokens.py's. A user may
     hold several (each sign-in issues one, so several clients of one account keep
     working); `prefix`, the key's first characters, lets a person tell them apart and
     is no secret (the rest of the key carries more than 200 random bits).

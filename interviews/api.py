@@ -14,9 +14,9 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
-from config.openapi import error
+from core.api.etags import ETagMixin
+from core.api.openapi import error
 from core.auth import signed_in
-from core.etags import ETagMixin
 from core.permissions import is_recruiter
 from interviews import editing, scheduling, selectors, services, staffing
 from interviews.models import Candidate, Interview, Loop

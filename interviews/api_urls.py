@@ -1,6 +1,6 @@
 from django.urls import path
 
-from core.routers import ApiRouter
+from core.api.routers import ApiRouter
 from interviews import api
 from interviews.pools import api as pools_api
 

@@ -35,7 +35,7 @@ from datetime import datetime
 from django.http import Http404
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.permissions import Viewer
 from interviews import staffing
 from interviews.models import Interview

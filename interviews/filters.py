@@ -1,5 +1,6 @@
-"""Filters of the loop, candidate and my-interviews pages (read with core.params.valid_query_form:
-a value that does not validate is a 400 naming it, never the unfiltered list)."""
+"""Filters of the loop, candidate and my-interviews pages (read with
+core.http.params.valid_query_form: a value that does not validate is a 400 naming it, never
+the unfiltered list)."""
 
 from datetime import date
 

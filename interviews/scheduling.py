@@ -26,7 +26,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from interviews import services
 from interviews.models import Interview, Loop
 

@@ -22,7 +22,7 @@ from django.db.models import (
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.permissions import Viewer, is_hiring_manager, is_recruiter
 from interviews import staffing
 from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_loop

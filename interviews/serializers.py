@@ -1,7 +1,7 @@
 from django.contrib.auth.models import User
 from rest_framework import serializers
 
-from core.fields import ChosenField
+from core.api.fields import ChosenField
 from interviews.assembly import Option
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
 from kit.models import Level, Question, Role

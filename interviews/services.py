@@ -9,9 +9,9 @@ from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
-from config.exceptions import ApplicationError, Conflict
+from core.api.exceptions import ApplicationError, Conflict
+from core.audit.services import audit_event_record as audit
 from core.permissions import INTERVIEWER
-from core.services import audit_event_record as audit
 from interviews import notices, selectors
 from interviews.assembly import SlotSpec
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist

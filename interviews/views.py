@@ -13,9 +13,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.auth import signed_in
-from core.params import optional_id, optional_page, valid_query_form
+from core.http.params import optional_id, optional_page, valid_query_form
 from core.permissions import is_lead, is_recruiter
 from interviews import editing, markdown, scheduling, selectors, services, staffing
 from interviews.filters import CandidateFilter, LoopFilter, MyInterviewFilter

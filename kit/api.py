@@ -8,9 +8,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
-from config.exceptions import ApplicationError
+from core.api.etags import ETagMixin
+from core.api.exceptions import ApplicationError
 from core.auth import signed_in
-from core.etags import ETagMixin
 from core.permissions import IsLeadOrReadOnly, IsPlannerOrReadOnly
 from kit import selectors, services
 from kit.filters import QuestionFilter

@@ -1,4 +1,4 @@
-from core.routers import ApiRouter
+from core.api.routers import ApiRouter
 from kit import api
 
 router = ApiRouter()

@@ -9,11 +9,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
-from config.exceptions import ApplicationError
-from core import selectors as core_selectors
+from core.api.exceptions import ApplicationError
+from core.audit import selectors as core_selectors
+from core.audit.services import audit_event_record, user_access_record
 from core.models import AuditEvent
 from core.permissions import HIRING_MANAGER
-from core.services import audit_event_record, user_access_record
 from kit.content import Content, content_check, content_of, content_problems
 from kit.importers import ImportProblem, QuestionRecord
 from kit.models import (

@@ -9,9 +9,9 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.auth import signed_in
-from core.params import optional_int, optional_page, valid_query_form
+from core.http.params import optional_int, optional_page, valid_query_form
 from core.permissions import is_lead, is_recruiter
 from kit import selectors, services
 from kit.filters import QuestionFilter

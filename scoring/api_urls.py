@@ -1,6 +1,6 @@
 from django.urls import path
 
-from core.routers import ApiRouter
+from core.api.routers import ApiRouter
 from scoring.calibration import api as calibration
 from scoring.rights import api as rights
 from scoring.scorecards import api as scorecards

@@ -2,7 +2,8 @@
 
 Tests that need PostgreSQL, Redis or Chromium run whenever those are present.
 On a laptop without them they are skipped; in CI (CI=true) they fail instead,
-so a broken CI environment cannot pass by skipping.
+so a broken CI environment cannot pass by skipping. The rule is the same for tests
+marked slow: CI runs them with `make test-slow`, with the services present.
 """
 
 import os
@@ -25,6 +26,9 @@ from kit.ladder import ensure_ladder
 from kit.models import Level
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# Fixtures several modules share (more personas, the OpenID provider, on-commit capture).
+pytest_plugins = ["tests.support.fixtures"]
 
 # Property tests draw the same examples every run: a suite that passed once passes again.
 hypothesis_settings.register_profile("project", derandomize=True, deadline=None)

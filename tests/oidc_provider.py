@@ -224,7 +224,7 @@ def _reload_urls() -> None:
 def sso_site(monkeypatch: pytest.MonkeyPatch, **env: str) -> Iterator[dict[str, object]]:
     """Run the site with single sign-on configured by these environment variables."""
     import config.settings
-    from core import oidc
+    from core.accounts import oidc
 
     # As in a process just started: no discovery document read yet.
     oidc._discovered.clear()

@@ -1,8 +1,8 @@
-"""Reading the API's error bodies (RFC 9457 problem details, config/problems.py) in tests."""
+"""Reading the API's error bodies (RFC 9457 problem details, core/api/problems.py) in tests."""
 
 from typing import Any
 
-from config.problems import PROBLEM_JSON, TYPE_PREFIX
+from core.api.problems import PROBLEM_JSON, TYPE_PREFIX
 
 NOT_SIGNED_IN = "Authentication credentials were not provided."
 NOT_ALLOWED = "You do not have permission to perform this action."

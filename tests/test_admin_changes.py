@@ -27,10 +27,10 @@ from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from config.token_auth import token_issue
 from config.urls import urlpatterns  # noqa: F401  (admin autodiscovery)
 from core.accounts import services as accounts
-from core.idempotency import IdempotentRequest
+from core.accounts.tokens import token_issue
+from core.api.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from core.webhooks.services import webhook_subscription_create
@@ -40,9 +40,10 @@ from scoring.calibration import services as calibration
 from scoring.models import Scorecard
 from scoring.scorecards import services as scorecards
 from tests.conftest import make_user
-from tests.factories import make_question
 from tests.kit.admin_forms import form_data
-from tests.scoring.helpers import Seat, build_loop, ratings_for, submitted
+from tests.scoring.helpers import ratings_for, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Seat, build_loop
 
 PROJECT_APPS = ("core", "kit", "interviews", "scoring")
 # Registered by installed libraries, not by the project: login lockouts (django-axes)
@@ -99,7 +100,7 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
         )
         built = build_loop(seats=[Seat(interviewers=[interviewer])], recruiter=recruiter)
         (interview,) = built.interviews
-        # A retried API POST's kept answer (what core/idempotency.py stores).
+        # A retried API POST's kept answer (what core/api/idempotency.py stores).
         IdempotentRequest.objects.create(
             caller="0" * 64, key="retry-1", fingerprint="1" * 64, status=201, body=b"{}"
         )

@@ -25,7 +25,7 @@ from django.core.management import call_command
 from django.db import transaction
 from django.utils import timezone
 
-from config.token_auth import token_issue
+from core.accounts.tokens import token_issue
 from core.permissions import INTERVIEWER
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from core.accounts.models import ExternalIdentity, Notice, Profile
 from core.accounts.zones import is_zone, profile_for
-from core.services import audit_event_record
+from core.audit.services import audit_event_record
 
 
 def profile_of(*, user: User) -> Profile:

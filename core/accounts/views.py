@@ -1,6 +1,8 @@
-"""Your account: time zone, which emails you get, your calendar feed address."""
+"""The signed-in user's own account pages: time zone, which emails you get, your calendar
+feed address (/account/); your API token (/account/token/)."""
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest, ValidationError
@@ -10,10 +12,11 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from core.accounts import services
+from core.accounts import services, tokens
 from core.accounts.models import Notice
 from core.accounts.zones import browser_zone, zone_names
 from core.auth import signed_in
+from core.http.params import optional_choice
 
 
 class AccountForm(forms.Form):
@@ -84,3 +87,36 @@ def account(request: HttpRequest) -> HttpResponse:
         "feed_url": feed_url,
     }
     return render(request, "core/account.html", context)
+
+
+ACTIONS = ["create", "revoke"]
+
+
+@never_cache  # the page that shows a new key must not be kept by any cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_token(request: HttpRequest) -> HttpResponse:
+    """Show your API token's dates; POST `action=create` for a new one (its key shown on
+    this response alone) or `action=revoke` to end it."""
+    user = signed_in(request)
+    key = ""
+    if request.method == "POST":
+        action = optional_choice(request.POST, "action", ACTIONS)
+        if not action:
+            raise BadRequest(f"'action' is missing: give one of {', '.join(ACTIONS)}.")
+        if action == "revoke":
+            if tokens.api_token_revoke(user=user):
+                messages.success(request, "Your API token is revoked: it no longer works.")
+            else:
+                messages.info(request, "You have no API token: nothing to revoke.")
+            return redirect("core:account-token")
+        key = tokens.api_token_create(user=user).key
+    return render(
+        request,
+        "core/account_token.html",
+        {
+            "token": tokens.api_token_state(user=user),
+            "key": key,
+            "ttl_days": settings.API_TOKEN_TTL_DAYS,
+        },
+    )

@@ -72,7 +72,7 @@ class TimeZoneMiddleware:
             name = "" if request.path.startswith("/api/") else self._zone(request)
         except DatabaseError:
             # The database is unreachable: the view meets the same error and its
-            # middleware answers 503 (config/middleware.py), which needs no zone.
+            # middleware answers 503 (core/http/middleware.py), which needs no zone.
             name = ""
         if name:
             timezone.activate(zoneinfo.ZoneInfo(name))

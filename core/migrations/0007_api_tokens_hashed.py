@@ -23,14 +23,14 @@ MAC_LENGTH = 15
 
 
 def _old_mac(user: Any, nonce: str, secret: str) -> str:
-    # As config/token_auth.py made it before keys were hashed.
+    # As core/accounts/tokens.py made it before keys were hashed.
     value = f"{user.pk}\n{user.password}\n{nonce}"
     digest = salted_hmac(OLD_SALT, value, secret=secret, algorithm="sha256").digest()
     return base64.urlsafe_b64encode(digest).decode()[:MAC_LENGTH]
 
 
 def _password_mac(user: Any) -> str:
-    # As config.token_auth.password_mac makes it.
+    # As core.accounts.tokens.password_mac makes it.
     value = f"{user.pk}\n{user.password}"
     return salted_hmac(OLD_SALT, value, algorithm="sha256").hexdigest()
 

@@ -20,10 +20,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.openapi import error
+from core.api.etags import ETagMixin
+from core.api.idempotency import REDACT_ATTRIBUTE
+from core.api.openapi import error
 from core.auth import signed_in
-from core.etags import ETagMixin
-from core.idempotency import REDACT_ATTRIBUTE
 from core.webhooks import selectors, services
 from core.webhooks.models import WebhookSubscription
 from core.webhooks.serializers import (
@@ -52,7 +52,7 @@ def _valid(request: Request, *, partial: bool = False) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
-# What a kept answer of the creating POST (core/idempotency.py) shows instead of the secret.
+# What a kept answer of the creating POST (core/api/idempotency.py) shows instead of the secret.
 SECRET_NOT_KEPT = (
     "The signing secret is shown only in the first answer that created this subscription; "
     "it is not kept for replays. Delete the subscription and create another if it is lost."

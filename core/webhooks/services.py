@@ -14,9 +14,9 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.exceptions import ApplicationError, Conflict
 from core import metrics
-from core.services import audit_event_record as audit
+from core.api.exceptions import ApplicationError, Conflict
+from core.audit.services import audit_event_record as audit
 from core.webhooks import readers, signing, targets, transport
 from core.webhooks.models import EventType, WebhookDelivery, WebhookEvent, WebhookSubscription
 

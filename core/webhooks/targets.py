@@ -13,7 +13,7 @@ from urllib.parse import SplitResult, urlsplit
 
 from django.conf import settings
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 
 PRIVATE_CODE = "webhook_target_private"
 RESOLVE_TIMEOUT = 5.0

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from core.routers import ApiRouter
+from core.api.routers import ApiRouter
 from core.webhooks import api
 
 router = ApiRouter()

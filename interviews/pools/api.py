@@ -19,9 +19,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.openapi import error
+from core.api.etags import ETagMixin
+from core.api.openapi import error
 from core.auth import signed_in
-from core.etags import ETagMixin
 from interviews import staffing
 from interviews.api import IdFilter
 from interviews.models import Loop

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.permissions import Viewer, is_hiring_manager, is_lead, is_recruiter
 from interviews.models import Interview
 from interviews.pools.models import PoolMembership

@@ -14,8 +14,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from config.exceptions import ApplicationError, Conflict
-from core.services import audit_event_record as audit
+from core.api.exceptions import ApplicationError, Conflict
+from core.audit.services import audit_event_record as audit
 from core.webhooks.services import EventData, Payload, webhook_event_emit
 from interviews import services as interview_services
 from interviews.models import Interview

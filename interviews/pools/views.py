@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from interviews import staffing
 from interviews.models import Loop
 from interviews.pools import rules, selectors, services

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.openapi import error
+from core.api.openapi import error
 from core.auth import signed_in
 from core.permissions import is_lead
 from kit.models import Level, Role

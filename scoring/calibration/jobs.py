@@ -24,8 +24,8 @@ from scoring.calibration import stats, webhooks
 from scoring.calibration.definitions import DEFINITIONS
 from scoring.calibration.ratings import (
     Ratings,
-    _codes,
-    _in_scope,
+    id_codes,
+    in_scope,
     load_ratings,
     loop_scope,
     watermark,
@@ -110,10 +110,10 @@ class Codes:
         rated = data.rated
         on = (np.cumsum(rated) - 1)[data.card]
         cards = data.cards
-        candidate_ids, c_card = _codes(cards.candidate[rated])
-        interviewer_ids, i_card = _codes(cards.interviewer[rated])
-        _, l_card = _codes(cards.loop[rated])
-        question_ids, q_code = _codes(data.question)
+        candidate_ids, c_card = id_codes(cards.candidate[rated])
+        interviewer_ids, i_card = id_codes(cards.interviewer[rated])
+        _, l_card = id_codes(cards.loop[rated])
+        question_ids, q_code = id_codes(data.question)
         asked = np.bincount(q_code, minlength=len(question_ids))
         decision = _candidate_decisions(c_card, l_card, cards.decision[rated], len(candidate_ids))
         return cls(
@@ -189,7 +189,7 @@ class Labels:
             hits=rubric_hit_rates(
                 qids,
                 asked=dict(zip(qids, codes.asked.tolist(), strict=True)),
-                scope=_in_scope(role, level, prefix="questionrating__"),
+                scope=in_scope(role, level, prefix="questionrating__"),
             ),
             asked_recently=seen.of(qids),
         )
@@ -284,7 +284,7 @@ def rubric_hit_rates(
     """Return {question id: {rubric item text: share of the scope's ratings that ticked it}}.
 
     `asked` counts the scope's ratings per question; `scope` selects them from
-    the rubric-ticks table (see _in_scope's prefix).
+    the rubric-ticks table (see in_scope's prefix).
     """
     through = QuestionRating.checked.through
     ticked = (

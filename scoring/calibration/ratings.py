@@ -35,7 +35,7 @@ RECOMMENDATION_SCORE = {"strong_no": -2.0, "no": -1.0, "yes": 1.0, "strong_yes":
 DECISION_SCORE = {"hire": 1.0, "no_hire": 0.0}
 
 
-def _in_scope(role: Role, level: Level | None, prefix: str = "") -> Q:
+def in_scope(role: Role, level: Level | None, prefix: str = "") -> Q:
     """Ratings that count: submitted, not a shadow's, asked, in the role (and level).
 
     `prefix` reaches QuestionRating from another model (e.g. "questionrating__").
@@ -245,7 +245,7 @@ class _Read:
         the versions' questions and scales take one more query.
         """
         cards, asked, card = self.cards, self.asked, self.card
-        version_ids, version = _codes(asked["version"])
+        version_ids, version = id_codes(asked["version"])
         versions = {
             pk: (question, scale)
             for pk, question, scale in QuestionVersion.objects.filter(
@@ -447,7 +447,7 @@ def _positions(ids: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndar
     return at, ids[at] == wanted
 
 
-def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def id_codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (distinct ids, code per entry) with codes 0..n-1 in id order.
 
     Ids are primary keys, so usually no larger than a few times their count:

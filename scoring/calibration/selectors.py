@@ -8,11 +8,12 @@ from typing import Any
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db.models import Count, F, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Subquery, TextField
 from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from django.shortcuts import get_object_or_404
 
-from core.params import as_id
+from core.http.params import as_id
 from core.permissions import Viewer, is_lead
 from kit.models import Level, Role, RubricItem
 from scoring import visibility
@@ -34,6 +35,18 @@ def latest_snapshot(*, role: Role, level: Level | None = None) -> CalibrationSna
         .order_by("-computed_at", "-id")
         .first()
     )
+
+
+def snapshot_text(*, pk: int) -> str:
+    """Return a snapshot's result as the database encoded it, without decoding it.
+
+    PostgreSQL's jsonb prints itself (its key order, as the API serves it);
+    SQLite keeps the text the job wrote. Decoding the megabytes of a large
+    snapshot only to encode them again cost `calibrate --json` most of its time.
+    """
+    text = Cast("result", output_field=TextField())
+    found: str = CalibrationSnapshot.objects.filter(pk=pk).values_list(text, flat=True).get()
+    return found
 
 
 def scope_part(model: type[Role] | type[Level], given: str) -> Any:

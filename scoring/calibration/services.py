@@ -14,10 +14,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.exceptions import ApplicationError, Conflict
 from core.accounts.models import Notice
+from core.api.exceptions import ApplicationError, Conflict
+from core.audit.services import audit_event_record as audit
 from core.outbox.services import email_queue
-from core.services import audit_event_record as audit
 from core.validators import validate_one_line
 from kit import services as kit_services
 from kit.models import Level, Question, QuestionVersion, Role

@@ -15,12 +15,12 @@ from django.utils import dateformat, timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from config.exceptions import ApplicationError
 from core import spreadsheet
+from core.api.exceptions import ApplicationError
+from core.audit.services import audit_event_record
 from core.auth import signed_in
-from core.params import one, optional_choice, optional_id, optional_int, optional_page
+from core.http.params import one, optional_choice, optional_id, optional_int, optional_page
 from core.permissions import is_lead, is_recruiter
-from core.services import audit_event_record
 from interviews.forms import interviewer_choices
 from kit.models import Level, Question, Role
 from scoring.anchors import anchors

@@ -262,7 +262,7 @@ class ExportedContactSerializer(serializers.Serializer):
 
 
 class ExportedEventDetailsSerializer(serializers.Serializer):
-    # Which members an event has depends on its kind (config.openapi.OPTIONAL).
+    # Which members an event has depends on its kind (core.api.openapi.OPTIONAL).
     candidate = ExportedContactSerializer(required=False)
     summary = serializers.CharField(required=False, help_text="scorecard events")
     reason = serializers.CharField(required=False, help_text="scorecard.amended")

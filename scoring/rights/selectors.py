@@ -8,7 +8,7 @@ where one was read with the row; who first read each loop's other cards
 (see traces): their rows of the latest calibration snapshots, the audit
 events and admin log entries that name or target them, the webhook events
 about them, and the kept answers to keyed POSTs that show them
-(core.idempotency: the answer as it was sent, not whose credentials asked).
+(core.api.idempotency: the answer as it was sent, not whose credentials asked).
 """
 
 import datetime
@@ -20,7 +20,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Prefetch
 
-from core.idempotency import IdempotentRequest, idempotent_requests_about
+from core.api.idempotency import IdempotentRequest, idempotent_requests_about
 from core.models import AuditEvent
 from core.webhooks.selectors import webhook_events_about
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist

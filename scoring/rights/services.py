@@ -9,11 +9,11 @@ from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.utils import timezone
 
-from config.exceptions import Conflict
-from core.idempotency import idempotent_requests_about_delete
+from core.api.exceptions import Conflict
+from core.api.idempotency import idempotent_requests_about_delete
+from core.audit.services import audit_event_record as audit
 from core.models import AuditEvent
 from core.outbox.services import emails_about_loops_delete
-from core.services import audit_event_record as audit
 from core.webhooks.services import webhook_event_details_erase
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from scoring.models import Amendment, CalibrationSnapshot

@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.auth import signed_in
 from core.permissions import is_recruiter
 from interviews.models import Candidate

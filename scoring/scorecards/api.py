@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.openapi import error
+from core.api.openapi import error
 from core.auth import signed_in
 from core.permissions import is_lead, is_recruiter
 from interviews.api import IdFilter
@@ -253,6 +253,7 @@ class ReopenView(APIView):
 
 
 def _with_version(response: Response, card: Scorecard) -> Response:
-    """Tag a scorecard's answer with its version, the If-Match a save may send (core/etags.py)."""
+    """Tag a scorecard's answer with its version, the If-Match a save may send
+    (core/api/etags.py)."""
     response["ETag"] = selectors.scorecard_version(card)
     return response

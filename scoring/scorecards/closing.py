@@ -12,8 +12,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config.exceptions import ApplicationError, Conflict
-from core.services import audit_event_record as audit
+from core.api.exceptions import ApplicationError, Conflict
+from core.audit.services import audit_event_record as audit
 from interviews import notices
 from interviews.models import Loop, Panelist
 from interviews.services import loop_refresh_status

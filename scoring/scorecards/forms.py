@@ -2,7 +2,7 @@
 
 from django.http import QueryDict
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from interviews.models import InterviewQuestion
 from scoring.scorecards.services import RatingInput
 

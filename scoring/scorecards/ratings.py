@@ -4,7 +4,7 @@ the interview's questions at their pinned versions."""
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from config.exceptions import ApplicationError, Conflict
+from core.api.exceptions import ApplicationError, Conflict
 from scoring.models import Scorecard
 from scoring.scorecards import queries
 

@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from core import sql
-from core.etags import if_match_holds
+from core.api.etags import if_match_holds
 from core.permissions import Viewer, is_recruiter
 from interviews import selectors as interview_selectors
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist

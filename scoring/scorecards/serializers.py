@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from core.fields import ChosenField
+from core.api.fields import ChosenField
 from interviews.models import Loop
 from kit.models import FollowUp, RubricItem
 from scoring.models import Amendment, QuestionRating, Scorecard

@@ -10,10 +10,10 @@ from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
 
-from config.exceptions import ApplicationError, Conflict, PreconditionFailed
 from core import sql
+from core.api.exceptions import ApplicationError, Conflict, PreconditionFailed
+from core.audit.services import audit_event_record as audit
 from core.permissions import Viewer
-from core.services import audit_event_record as audit
 from core.webhooks.services import webhook_event_emit
 from interviews import notices
 from interviews.models import Interview, InterviewQuestion, Loop

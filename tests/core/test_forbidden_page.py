@@ -1,4 +1,4 @@
-"""The site's 403 page (config.exceptions.forbidden): a page's refusal says why."""
+"""The site's 403 page (core.api.exceptions.forbidden): a page's refusal says why."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -6,15 +6,16 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from config.exceptions import forbidden
+from core.api.exceptions import forbidden
 from interviews.models import Loop
 from kit.models import Question
 from scoring.models import ExerciseRating
 from tests.conftest import make_user
-from tests.factories import make_question
 from tests.problems import detail
 from tests.scoring.calibration.exercises.helpers import answers, create
-from tests.scoring.helpers import Built, Seat, build_loop, state, submitted
+from tests.scoring.helpers import state, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Built, Seat, build_loop
 
 GENERIC = "Your account cannot do this."
 HINT = "If you need this, ask a recruiter."

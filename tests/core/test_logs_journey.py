@@ -19,7 +19,8 @@ from rest_framework.test import APIClient
 from core.accounts.services import calendar_feed_reset
 from tests.core.conftest import KEYS, Captured
 from tests.core.webhooks.receiver import receiving
-from tests.scoring.helpers import Seat, build_loop, draft
+from tests.scoring.helpers import draft
+from tests.support.loops import Seat, build_loop
 
 PASSWORD = "Journey-Pass-5150-xyz"
 RECRUITER_PASSWORD = "Recruiter-Pass-8080-abc"

@@ -10,17 +10,18 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.models import AuditEvent
 from interviews.models import Candidate
 from kit.models import Role
 from scoring.calibration import services as calibration
 from scoring.models import CalibrationExercise
 from tests.conftest import client_for, make_user
-from tests.factories import make_question
-from tests.interviews.helpers import World, make_world, snapshot
+from tests.interviews.helpers import snapshot
 from tests.kit.admin_forms import change_form_data
 from tests.problems import field_errors
+from tests.support.factories import make_question
+from tests.support.loops import World, make_world
 
 SPOOFED = "Eve\u202egnp.exe\u200b"
 BIDI = (

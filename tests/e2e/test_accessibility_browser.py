@@ -25,7 +25,8 @@ from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
-from tests.scoring.helpers import Seat, build_loop, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Seat, build_loop
 
 pytestmark = [
     pytest.mark.browser,
@@ -167,6 +168,7 @@ def demo(transactional_db: None) -> dict[str, list[tuple[str, str]]]:
     return build_demo()
 
 
+@pytest.mark.slow  # every page of a persona through axe; the sign-in pages stay in make test
 @pytest.mark.parametrize(
     ("persona", "username"),
     [

@@ -1,7 +1,9 @@
 import pytest
-from django.core.management import call_command
 
+from core.permissions import INTERVIEWER, LEAD
+from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
+from tests.support.loops import load_starter
 
 pytestmark = [
     pytest.mark.browser,
@@ -12,7 +14,11 @@ pytestmark = [
 
 @pytest.fixture
 def seeded():  # type: ignore[no-untyped-def]
-    call_command("seed_demo", "--password", "pw")
+    """The starter bank, as seed_demo loads it, and the two demo users the tests sign in
+    as (password "pw"); the rest of the demo (loops, scorecards) is not needed here."""
+    load_starter()
+    make_user("demo-interviewer-1", INTERVIEWER)
+    make_user("demo-lead", LEAD)
 
 
 def test_it_lets_an_interviewer_find_and_read_a_question(live_server, page, seeded):

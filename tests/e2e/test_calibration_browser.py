@@ -21,6 +21,7 @@ from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.scoring.calibration.helpers import ROLE, import_scorecards, lenient_panel_rows, write_csv
+from tests.support.marks import slow_except
 
 pytestmark = [
     pytest.mark.browser,
@@ -213,7 +214,12 @@ READ_CHART = """(id) => {
 }"""
 
 
-@pytest.mark.parametrize("width", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize(
+    "width",
+    slow_except(
+        [pytest.param(DESKTOP, id="desktop"), pytest.param(PHONE, id="phone")], keep="phone"
+    ),
+)
 def test_a_lead_reads_shrunk_severities_with_intervals_and_reliability(
     live_server: LiveServer, page: Page, mixed_role: Role, width: int
 ) -> None:

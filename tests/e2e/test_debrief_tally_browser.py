@@ -9,7 +9,9 @@ from pytest_django.live_server_helper import LiveServer
 from core.permissions import INTERVIEWER, RECRUITER
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
-from tests.scoring.helpers import Seat, build_loop, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Seat, build_loop
+from tests.support.marks import slow_except
 
 pytestmark = [
     pytest.mark.browser,
@@ -22,7 +24,7 @@ CELLS = """() => [...document.querySelectorAll('section.tally td')].map(td => [
     Math.round(td.getBoundingClientRect().right), td.dataset.label, td.innerText.trim()])"""
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("width", slow_except([1280, 390], keep=390))
 def test_the_tally_fits_the_window_with_every_count_under_its_label(
     live_server: LiveServer, page: Page, width: int
 ) -> None:

@@ -12,8 +12,9 @@ from kit.models import Question
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.e2e.test_accessibility_browser import blocking_violations
-from tests.factories import make_question
-from tests.scoring.helpers import Built, Seat, build_loop
+from tests.support.factories import make_question
+from tests.support.loops import Built, Seat, build_loop
+from tests.support.marks import slow_except
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +38,7 @@ def focused_id(page) -> str:  # type: ignore[no-untyped-def]
     return str(page.evaluate("document.activeElement && document.activeElement.id"))
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", slow_except(WIDTHS, keep="laptop"))
 def test_an_incomplete_scorecard_opens_on_its_errors(
     live_server, page, loop: Built, width: int
 ) -> None:  # type: ignore[no-untyped-def]
@@ -95,7 +96,7 @@ def test_an_incomplete_scorecard_opens_on_its_errors(
     ]
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", slow_except(WIDTHS, keep="laptop"))
 def test_a_reversed_level_range_in_the_question_editor_is_shown_at_the_top(
     live_server, page, question: Question, width: int
 ) -> None:  # type: ignore[no-untyped-def]

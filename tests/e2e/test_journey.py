@@ -29,7 +29,7 @@ from kit.models import Role
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
 from tests.e2e.conftest import SCREENSHOTS, new_context, screenshot, sign_in
-from tests.interviews.helpers import load_starter
+from tests.support.loops import load_starter
 
 pytestmark = [
     pytest.mark.browser,
@@ -134,6 +134,8 @@ def score(page, ratings: list[int], notes: list[str], recommendation: str, summa
     wait_saved(page)
 
 
+# A long multi-persona journey: slow; tests/e2e/test_scorecard_browser.py keeps a short one.
+@pytest.mark.slow
 def test_the_whole_journey_from_candidate_to_calibration(
     live_server, sessions, people: Role
 ) -> None:  # type: ignore[no-untyped-def]

@@ -26,7 +26,7 @@ from interviews.invites import seat_uid
 from interviews.models import Interview, Loop
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
-from tests.interviews.helpers import make_world
+from tests.support.loops import make_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -61,6 +61,7 @@ def for_seat(found, interview: Interview, user):  # type: ignore[no-untyped-def]
     return [(c, e) for c, e in found if str(e["UID"]) == uid]
 
 
+@pytest.mark.slow  # a long multi-persona journey
 @pytest.mark.parametrize("close", ["cancel", "no_hire"])
 def test_a_loop_across_three_zones_from_scheduling_to_its_close(
     live_server, browser, close

@@ -17,7 +17,9 @@ from interviews.models import Candidate
 from kit.models import TITLE_MAX_LENGTH, Question, QuestionVersion
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
-from tests.scoring.helpers import Built, Seat, build_loop, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Built, Seat, build_loop
+from tests.support.marks import slow_except
 
 pytestmark = [
     pytest.mark.browser,
@@ -70,7 +72,7 @@ def too_wide(page: Page, base: str, pages: list[tuple[str, str, str]], width: in
     return found
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", slow_except(WIDTHS, keep=390))
 def test_long_words_wrap_on_every_page_that_shows_them(
     live_server: LiveServer, page: Page, loop: Built, width: int
 ) -> None:

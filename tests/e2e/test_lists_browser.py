@@ -8,6 +8,7 @@ from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
 from tests.interviews.lists import make_loops
+from tests.support.marks import slow_except
 
 pytestmark = [
     pytest.mark.browser,
@@ -55,7 +56,7 @@ def in_view(page, selector: str, width: int) -> bool:  # type: ignore[no-untyped
     )
 
 
-@pytest.mark.parametrize("size", list(WIDTHS))
+@pytest.mark.parametrize("size", slow_except(WIDTHS, keep="phone"))
 def test_the_lists_fit_the_screen_and_keep_status_and_buttons_in_view(
     live_server, browser, lists, size
 ):

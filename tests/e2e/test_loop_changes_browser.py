@@ -16,7 +16,8 @@ from interviews import services
 from interviews.models import Interview, Loop, Panelist
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
-from tests.interviews.helpers import make_world
+from tests.support.loops import make_world
+from tests.support.marks import slow_except
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,7 +50,7 @@ def page_for(browser, size: str):  # type: ignore[no-untyped-def]
     return context, page
 
 
-@pytest.mark.parametrize("size", list(WIDTHS))
+@pytest.mark.parametrize("size", slow_except(WIDTHS, keep="desktop"))
 def test_a_recruiter_adds_and_removes_an_interview_cancels_and_reopens(  # type: ignore[no-untyped-def]
     live_server, browser, size
 ) -> None:
@@ -112,7 +113,7 @@ def test_a_recruiter_adds_and_removes_an_interview_cancels_and_reopens(  # type:
         context.close()
 
 
-@pytest.mark.parametrize("size", list(WIDTHS))
+@pytest.mark.parametrize("size", slow_except(WIDTHS, keep="desktop"))
 def test_a_panelist_moves_and_swaps_their_own_interviews_questions(  # type: ignore[no-untyped-def]
     live_server, browser, size
 ) -> None:

@@ -6,7 +6,7 @@ from core.permissions import RECRUITER
 from interviews import services
 from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
-from tests.interviews.helpers import make_world
+from tests.support.loops import make_world
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@ from core.permissions import LEAD
 from kit.models import Question
 from tests.conftest import make_user
 from tests.e2e.conftest import sign_in
-from tests.factories import make_question
+from tests.support.factories import make_question
 
 pytestmark = pytest.mark.browser
 

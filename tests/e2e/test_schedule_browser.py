@@ -15,7 +15,8 @@ from interviews import services
 from interviews.models import Loop
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
-from tests.interviews.helpers import make_world
+from tests.support.loops import make_world
+from tests.support.marks import slow_except
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +24,7 @@ WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 ZONE = "Europe/Paris"
 
 
-@pytest.mark.parametrize("size", list(WIDTHS))
+@pytest.mark.parametrize("size", slow_except(WIDTHS, keep="desktop"))
 def test_a_recruiter_schedules_the_loop_in_one_form(live_server, browser, size) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 

@@ -15,8 +15,9 @@ from interviews.models import Interview
 from scoring.models import QuestionRating
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
-from tests.factories import make_question
-from tests.scoring.helpers import Built, Seat, build_loop, rubric, submitted
+from tests.scoring.helpers import rubric, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Built, Seat, build_loop
 
 pytestmark = pytest.mark.browser
 
@@ -163,6 +164,7 @@ def rate_everything_and_watch(page, live_server, loop: Built) -> Wire:  # type: 
     return Wire(page)
 
 
+@pytest.mark.slow  # autosave timing race
 def test_submitting_straight_after_typing_sends_no_late_autosave(
     live_server, page, loop: Built
 ) -> None:  # type: ignore[no-untyped-def]
@@ -176,6 +178,7 @@ def test_submitting_straight_after_typing_sends_no_late_autosave(
     assert (card.status, card.summary) == ("submitted", "Typed, then submitted at once.")
 
 
+@pytest.mark.slow  # autosave timing race
 def test_submitting_while_an_autosave_is_on_the_wire_waits_for_its_answer(
     live_server, page, loop: Built
 ) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,8 @@ from interviews import services
 from interviews.models import Interview
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
-from tests.interviews.helpers import make_world
+from tests.support.loops import make_world
+from tests.support.marks import slow_except
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -42,7 +43,7 @@ def opened(browser, live_server, username: str, zone: str, size: str):  # type: 
     return context, page
 
 
-@pytest.mark.parametrize("size", list(WIDTHS))
+@pytest.mark.parametrize("size", slow_except(WIDTHS, keep="desktop"))
 def test_each_person_reads_and_enters_times_in_their_own_zone(live_server, browser, size) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 

@@ -51,7 +51,7 @@ EXAMPLES_WITHOUT_PARAMS = 8 if DEEP else 1
 
 ID, NAME, CHOICE, TEXT, NUMBER = "id", "name", "choice", "text", "number"
 # DRF reads ?format= on every API view (URL_FORMAT_OVERRIDE; see `params_of`) and ?page=
-# and ?page_size= on paginated lists (every list: core/pagination.py).
+# and ?page_size= on paginated lists (every list: core/api/pagination.py).
 API: dict[str, str] = {"format": CHOICE}
 LIST: dict[str, str] = {"page": NUMBER, "page_size": NUMBER}
 # The bank's filters: the same on the page and in the API.
@@ -229,7 +229,15 @@ def fuzz_one(
     return sent
 
 
-@pytest.mark.parametrize("persona", PERSONAS)
+# `make test` fuzzes the pages as an anonymous caller and an interviewer; the other
+# personas run in `make test-slow`.
+QUICK_PERSONAS = {"anonymous", "ines"}
+
+
+@pytest.mark.parametrize(
+    "persona",
+    [p if p in QUICK_PERSONAS else pytest.param(p, marks=pytest.mark.slow) for p in PERSONAS],
+)
 def test_no_query_string_makes_a_page_fail(
     world: World, persona: str, record_property: Callable[[str, object], None]
 ) -> None:

@@ -52,9 +52,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from config.openapi import ANYWHERE
-from config.token_auth import token_issue
 from config.wsgi import application
+from core.accounts.tokens import token_issue
+from core.api.openapi import ANYWHERE
 from tests.fuzz.conftest import RUNS, Run
 from tests.fuzz.world import Request, build_world, dictionaries, well_formed
 
@@ -255,7 +255,15 @@ class Fuzz:
         return failures
 
 
-@pytest.mark.parametrize("persona", PERSONAS)
+# `make test` keeps the lead's quick pass (every operation, every check); the other
+# personas' quick passes are slow (`make test-slow`), and `make fuzz` runs all of them deep.
+QUICK_PERSONA = "lead"
+
+
+@pytest.mark.parametrize(
+    "persona",
+    [p if p == QUICK_PERSONA else pytest.param(p, marks=pytest.mark.slow) for p in PERSONAS],
+)
 def test_every_operation_conforms_to_the_schema(
     persona: str, db: None, in_process_requests: None, record_property: Any
 ) -> None:
@@ -298,14 +306,15 @@ def test_every_documented_status_code_was_seen() -> None:
             seen[label] |= codes
 
     # 429 and 503 can come from any operation; the fuzz runs under the rates and with
-    # the database up, so tests/config/test_api_throttling.py and
-    # test_database_unavailable.py show them instead.
+    # the database up, so tests/core/api/test_api_throttling.py and
+    # tests/core/http/test_database_unavailable.py show them instead.
     # 412, 413, 415 and 422 need a stale If-Match, an oversized body, a body that is not
     # JSON or a reused Idempotency-Key, which generated cases rarely hold: the tests in
-    # tests/config (test_etags, test_request_size, test_problem_details,
-    # test_idempotency) and tests/scoring/scorecards/test_scorecard_versions.py show them.
+    # tests/core/api (test_etags, test_problem_details, test_idempotency),
+    # tests/security/test_request_size.py and
+    # tests/scoring/scorecards/test_scorecard_versions.py show them.
     # A write's 403 may be the CSRF check of a session, which the fuzz's tokens never
-    # meet: tests/config/test_problem_details.py shows it.
+    # meet: tests/core/api/test_problem_details.py shows it.
     # The pools' writes succeed only on a body that names a pool, a person and a seat
     # that fit together (a complete training path, a free panel), which the fuzz world
     # does not build yet: tests/interviews/pools/test_pools_api.py shows each of these.

@@ -3,7 +3,7 @@
 import csv
 from pathlib import Path
 
-from scoring.calibration.simulate import simulate_panel
+from tests.support.simulate import simulate_panel
 
 
 def write_ratings_csv(

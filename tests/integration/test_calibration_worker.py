@@ -19,9 +19,9 @@ from scoring.calibration import services as calibration_services
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user
-from tests.factories import make_question
 from tests.integration.conftest import wait_for
 from tests.integration.data import write_ratings_csv
+from tests.support.factories import make_question
 
 pytestmark = [
     pytest.mark.redis,
@@ -95,6 +95,7 @@ def test_a_burst_of_50_submissions_runs_the_recalculation_at_most_twice(worker):
     assert "succeeded" in worker.output()
 
 
+@pytest.mark.slow  # kills a worker child mid-run
 def test_a_worker_child_killed_mid_run_leaves_no_partial_snapshot_and_the_run_completes(
     worker, tmp_path
 ):

@@ -16,8 +16,8 @@ from core.permissions import INTERVIEWER, RECRUITER
 from interviews import services
 from tests.conftest import make_user
 from tests.integration.conftest import wait_for
-from tests.interviews.helpers import make_world
 from tests.smtp_relay import PASSWORD, USER, Relay, assert_imip_request, smtp_relay
+from tests.support.loops import make_world
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

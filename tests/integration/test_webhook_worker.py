@@ -121,6 +121,7 @@ def workers(transactional_db: None, tmp_path: Path) -> Iterator[Workers]:  # typ
         _forget_connections()
 
 
+@pytest.mark.slow  # kills and restarts a worker
 def test_a_worker_killed_mid_delivery_delivers_the_event_once_after_a_restart(
     workers: Workers,
 ) -> None:

@@ -2,21 +2,12 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.utils import timezone
 
 from interviews import services
 from interviews.models import Interview, Loop
 from kit.models import Role
-from tests.interviews.helpers import World, load_starter, make_world
-
-
-@pytest.fixture(autouse=True)
-def fresh_throttle_counts():  # type: ignore[no-untyped-def]
-    # Anonymous API calls are throttled through the cache, which outlives a test.
-    cache.clear()
-    yield
-    cache.clear()
+from tests.support.loops import Seat, World, load_starter, make_world, seat_panels
 
 
 @pytest.fixture
@@ -46,15 +37,11 @@ def interviews(loop: Loop) -> list[Interview]:
 @pytest.fixture
 def panels(interviews: list[Interview], interviewer: User, other_interviewer: User) -> Loop:
     """Ines sits on the first interview (tomorrow), Omar on the second (the day after)."""
-    start = timezone.now().replace(microsecond=0) + timedelta(days=1)
-    for n, (interview, person) in enumerate(
-        zip(interviews, [interviewer, other_interviewer], strict=True)
-    ):
-        begins = start + timedelta(days=n)
-        services.interview_update(
-            interview=interview,
-            interviewers=[person],
-            scheduled_start=begins,
-            scheduled_end=begins + timedelta(minutes=45),
-        )
+    seat_panels(
+        interviews,
+        [Seat(interviewers=[interviewer]), Seat(interviewers=[other_interviewer])],
+        start=timezone.now().replace(microsecond=0) + timedelta(days=1),
+        every=timedelta(days=1),
+        minutes=45,
+    )
     return interviews[0].loop

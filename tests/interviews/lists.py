@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from interviews.models import Candidate, Interview, Loop, Panelist
 from kit.models import Level, Role
-from tests.factories import RoleFactory
+from tests.support.factories import RoleFactory
 
 # Loop n's status: one in ten of each open status, the rest decided (so most of an
 # interviewer's interviews are past, the section that grows without end).

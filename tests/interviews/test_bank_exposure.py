@@ -2,8 +2,8 @@
 
 from kit.models import Level
 from tests.conftest import client_for
-from tests.factories import RoleFactory, make_question
-from tests.interviews.helpers import history_loop
+from tests.support.factories import RoleFactory, make_question
+from tests.support.loops import history_loop
 
 
 def test_the_bank_api_and_pages_show_exposure_over_30_and_90_days(client, interviewer):

@@ -4,8 +4,10 @@ import pytest
 
 from interviews.models import Candidate
 from tests.conftest import client_for
-from tests.interviews.helpers import EMAIL, PHONE, iso, snapshot
+from tests.interviews.helpers import snapshot
 from tests.problems import detail, field_errors, problem
+from tests.support.api import iso
+from tests.support.loops import EMAIL, PHONE
 
 
 def candidate_json(candidate: Candidate) -> dict:

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 from interviews import selectors
 from interviews.models import InterviewQuestion
-from tests.factories import RoleFactory, make_question
-from tests.interviews.helpers import history_loop, level
+from tests.support.factories import RoleFactory, level, make_question
+from tests.support.loops import history_loop
 
 
 @pytest.fixture

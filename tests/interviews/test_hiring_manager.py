@@ -12,8 +12,9 @@ from core.permissions import HIRING_MANAGER, INTERVIEWER
 from interviews.models import Candidate, InterviewQuestion, Loop
 from kit.models import Role
 from tests.conftest import client_for, make_user
-from tests.interviews.helpers import EMAIL, PHONE, history_loop, snapshot
+from tests.interviews.helpers import snapshot
 from tests.problems import detail, problem
+from tests.support.loops import EMAIL, PHONE, history_loop
 
 
 def written() -> tuple[object, ...]:

@@ -11,7 +11,7 @@ from django.test import Client
 from core.models import AuditEvent
 from interviews import services
 from interviews.models import Interview, InterviewQuestion, Loop
-from tests.interviews.helpers import history_loop
+from tests.support.loops import history_loop
 
 
 def page(user) -> Client:  # type: ignore[no-untyped-def]

@@ -19,11 +19,6 @@ START = (timezone.now() + timedelta(days=3)).replace(microsecond=0)
 
 
 @pytest.fixture
-def commit(django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
-    return django_capture_on_commit_callbacks
-
-
-@pytest.fixture
 def seated(interviews, interviewer, other_interviewer, commit):  # type: ignore[no-untyped-def]
     """Both interviews staffed three days ahead: Ines on the first, Omar on the second."""
     for n, (interview, person) in enumerate(

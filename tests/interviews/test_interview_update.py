@@ -9,13 +9,14 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.permissions import INTERVIEWER
 from interviews import services
 from interviews.models import Loop, Panelist
 from tests.conftest import at_once, client_for, make_user, need
-from tests.interviews.helpers import iso, snapshot
+from tests.interviews.helpers import snapshot
 from tests.problems import detail, field_errors
+from tests.support.api import iso
 
 START = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
 END = START + timedelta(minutes=45)

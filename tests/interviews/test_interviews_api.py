@@ -3,7 +3,8 @@
 from interviews import services
 from interviews.models import Interview
 from tests.conftest import client_for
-from tests.interviews.helpers import iso, pinned
+from tests.interviews.helpers import pinned
+from tests.support.api import iso
 
 
 def interview_json(interview: Interview, panel: list[dict]) -> dict:

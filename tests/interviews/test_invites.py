@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from icalendar import Calendar
 
-from config.exceptions import ApplicationError
 from core.accounts.models import Notice, Profile
+from core.api.exceptions import ApplicationError
 from core.outbox.models import OutgoingEmail
 from interviews import notices, services
 from interviews.invites import seat_uid
@@ -41,12 +41,6 @@ def invite(message) -> tuple[Calendar, object]:  # type: ignore[no-untyped-def]
 
 def to(user):  # type: ignore[no-untyped-def]
     return [m for m in mail.outbox if m.to == [user.email]]
-
-
-@pytest.fixture
-def commit(django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
-    """Run the on-commit callbacks (the emails' Celery hand-off) of the block it wraps."""
-    return django_capture_on_commit_callbacks
 
 
 @pytest.fixture

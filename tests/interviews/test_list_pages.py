@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from interviews.models import Loop
 from kit.models import Level, Role
-from tests.factories import RoleFactory
 from tests.interviews.helpers import snapshot
 from tests.interviews.lists import make_loop, make_loops
+from tests.support.factories import RoleFactory
 
 ROWS = 500
 PER_PAGE = 25
@@ -58,7 +58,8 @@ def day(offset: int) -> datetime:
     return timezone.make_aware(datetime.combine(today, datetime.min.time())) + timedelta(hours=12)
 
 
-def iso(offset: int) -> str:
+def ymd(offset: int) -> str:
+    """The date `offset` days from today, as the list pages' date filters take it."""
     return (timezone.localdate() + timedelta(days=offset)).isoformat()
 
 
@@ -88,7 +89,7 @@ def test_the_loop_list_filtered_by_everything_stays_fixed_too(
     query = {
         "q": "candidate", "status": "decided", "level": Level.objects.get(name="L5").pk,
         "role": Role.objects.get(name="Data Engineer").pk, "interviewer": other_interviewer.pk,
-        "dates": "interviews", "since": iso(-30), "until": iso(0),
+        "dates": "interviews", "since": ymd(-30), "until": ymd(0),
     }  # fmt: skip
     # 1 session, 1 user, 1 persona groups
     # 3 the filter form checks the role, the level and the interviewer exist
@@ -189,14 +190,17 @@ def test_each_loop_filter_narrows_the_list(page, recruiter, loops, other_intervi
 
 
 def test_the_loop_date_range_reads_created_or_interview_dates(page, recruiter, loops):
-    window = {"since": iso(-8), "until": iso(-2)}
-    assert listed(page, recruiter, since=iso(-25)) == {"Bo Chen", "Cy Young", "Ed Park"}
-    assert listed(page, recruiter, until=iso(-25)) == {"Ada Lovelace", "Di Ross"}
-    assert listed(page, recruiter, since=iso(-20), until=iso(-20)) == {"Bo Chen"}  # both ends in
+    window = {"since": ymd(-8), "until": ymd(-2)}
+    assert listed(page, recruiter, since=ymd(-25)) == {"Bo Chen", "Cy Young", "Ed Park"}
+    assert listed(page, recruiter, until=ymd(-25)) == {"Ada Lovelace", "Di Ross"}
+    assert listed(page, recruiter, since=ymd(-20), until=ymd(-20)) == {"Bo Chen"}  # both ends in
     assert listed(page, recruiter, **window) == set()  # created: nobody that week
     # Di's interviews straddle the week without one in it: not listed.
     assert listed(page, recruiter, dates="interviews", **window) == {"Ed Park"}
-    assert listed(page, recruiter, dates="interviews", since=iso(0)) == {"Cy Young", "Di Ross"}
+    assert listed(page, recruiter, dates="interviews", since=ymd(0)) == {
+        "Cy Young",
+        "Di Ross",
+    }
 
 
 def test_the_loop_pages_keep_the_filters_in_their_links(page, recruiter):
@@ -321,9 +325,9 @@ def test_my_interviews_search_and_dates_narrow_every_section(page, interviewer, 
     assert mine(q="ross") == {"Upcoming": set(), "Past": {"Di Ross"}}
     assert mine(q="coding")["Past"] == {"Di Ross"}  # the interview's title
     assert mine(q="design") == {"Upcoming": set(), "Past": set()}
-    status, body = page(interviewer, "interviews:my-interviews", since=iso(-16), until=iso(-14))
+    status, body = page(interviewer, "interviews:my-interviews", since=ymd(-16), until=ymd(-14))
     assert set(names(body)) == {"Bo Chen"}
-    status, body = page(interviewer, "interviews:my-interviews", since=iso(0))
+    status, body = page(interviewer, "interviews:my-interviews", since=ymd(0))
     assert status == 200
     assert set(names(body)) == {"Di Ross"}  # its interview in three days
 

@@ -4,13 +4,15 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from interviews import services
 from interviews.models import Interview, InterviewQuestion, Loop
 from kit.models import Competency, Level, QuestionVersion
 from kit.services import SlotData, loop_template_save
-from tests.factories import RoleFactory, make_question
-from tests.interviews.helpers import EMAIL, PHONE, bulk_bank, level, snapshot
+from tests.interviews.helpers import snapshot
+from tests.support.factories import RoleFactory, level, make_question
+from tests.support.loops import EMAIL, PHONE, bulk_bank
+from tests.support.marks import slow_except
 
 
 def covers(question, lvl: Level) -> bool:  # type: ignore[no-untyped-def]
@@ -18,7 +20,7 @@ def covers(question, lvl: Level) -> bool:  # type: ignore[no-untyped-def]
     return (low is None or low.rank <= lvl.rank) and (high is None or high.rank >= lvl.rank)
 
 
-@pytest.mark.parametrize("name", ["L3", "L4", "L5", "L6", "L7"])
+@pytest.mark.parametrize("name", slow_except(["L3", "L4", "L5", "L6", "L7"], keep="L5"))
 def test_it_builds_a_full_loop_for_every_level_from_the_starter_data(starter, recruiter, name):
     lvl = level(name)
     candidate = services.candidate_create(name=f"Candidate {name}", email=EMAIL, phone=PHONE)
@@ -159,6 +161,7 @@ def big_world(count: int):  # type: ignore[no-untyped-def]
     return role, comps
 
 
+@pytest.mark.slow  # a 10,000-question bank; the query count that does not grow stays
 def test_it_saves_a_loop_over_a_10000_question_bank_in_a_bounded_number_of_queries(
     db, django_assert_max_num_queries
 ):

@@ -7,13 +7,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from interviews import selectors, services
 from interviews.assembly import rank
 from kit.models import Competency
 from kit.services import SlotData, loop_template_save
-from tests.factories import RoleFactory, make_question
-from tests.interviews.helpers import bulk_bank, history_loop, level, snapshot
+from tests.interviews.helpers import snapshot
+from tests.support.factories import RoleFactory, level, make_question
+from tests.support.loops import bulk_bank, history_loop
 
 
 def plan_titles(plan) -> list[list[str]]:  # type: ignore[no-untyped-def]
@@ -164,6 +165,7 @@ def big_bank(count: int):  # type: ignore[no-untyped-def]
     return role, comps
 
 
+@pytest.mark.slow  # a 10,000-question bank; the query count that does not grow stays
 def test_it_plans_over_a_10000_question_bank_in_a_bounded_number_of_queries(
     db, django_assert_max_num_queries
 ):

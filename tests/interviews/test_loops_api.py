@@ -7,8 +7,9 @@ from interviews import services
 from interviews.models import InterviewQuestion, Loop
 from kit.models import Level
 from tests.conftest import client_for
-from tests.interviews.helpers import iso, pinned, snapshot
+from tests.interviews.helpers import pinned, snapshot
 from tests.problems import detail, field_errors
+from tests.support.api import iso
 
 NEW = "not asked in 90 days; fits L5"
 

@@ -27,11 +27,12 @@ from interviews.models import Candidate, Interview
 from kit import services as kit_services
 from kit.models import Competency, Level, LoopSlot, LoopTemplate, Question, Role
 from tests.conftest import client_for
-from tests.factories import make_question
-from tests.interviews.helpers import World, snapshot
+from tests.interviews.helpers import snapshot
 from tests.kit.bank import run
 from tests.kit.bank import snapshot as bank_snapshot
 from tests.problems import field_errors
+from tests.support.factories import make_question
+from tests.support.loops import World
 
 
 def refusal(what: str, code: int, position: int) -> str:

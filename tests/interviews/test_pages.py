@@ -12,7 +12,8 @@ from interviews import services
 from interviews.models import Candidate, Loop
 from kit.models import Level, LoopSlot, Question, Role
 from tests.conftest import make_user
-from tests.interviews.helpers import EMAIL, PHONE, snapshot
+from tests.interviews.helpers import snapshot
+from tests.support.loops import EMAIL, PHONE
 
 
 @pytest.fixture

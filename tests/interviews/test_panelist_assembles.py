@@ -11,10 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.models import AuditEvent
-from core.permissions import INTERVIEWER
 from interviews import services
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
-from tests.conftest import client_for, make_user
+from tests.conftest import client_for
 from tests.interviews.helpers import snapshot
 from tests.problems import NOT_FOUND, detail
 
@@ -47,17 +46,6 @@ def titles(interview: Interview) -> list[str]:
 def serving(panels: Loop) -> Interview:
     """The loop's first interview, "Serving" (serving-1, serving-2): Ines's, tomorrow."""
     return panels.interviews.get(order=1)
-
-
-@pytest.fixture
-def sam(db: None) -> User:
-    return make_user("sam", INTERVIEWER, first_name="Sam")
-
-
-@pytest.fixture
-def olga(db: None) -> User:
-    """An interviewer on no interview at all."""
-    return make_user("olga", INTERVIEWER, first_name="Olga")
 
 
 def alternatives(user: User, it: InterviewQuestion) -> Any:

@@ -11,7 +11,8 @@ from rest_framework.test import APIClient
 from interviews import services
 from interviews.models import InterviewQuestion
 from tests.conftest import client_for
-from tests.interviews.helpers import EMAIL, PHONE, snapshot
+from tests.interviews.helpers import snapshot
+from tests.support.loops import EMAIL, PHONE
 
 
 def send(api: APIClient, method: str, url: str, data: dict | None = None):  # type: ignore[no-untyped-def]

@@ -12,8 +12,7 @@ from interviews import services
 from interviews.models import Interview, Loop
 from kit.services import SlotData, loop_template_save
 from tests.conftest import client_for, make_user
-from tests.factories import CompetencyFactory, make_question
-from tests.interviews.helpers import level
+from tests.support.factories import CompetencyFactory, level, make_question
 
 LOOPS = 12
 

@@ -8,9 +8,9 @@ from interviews import services
 from interviews.models import Interview, Loop
 from kit.services import SlotData, loop_template_save
 from tests.conftest import client_for
-from tests.factories import make_question
-from tests.interviews.helpers import level, snapshot
+from tests.interviews.helpers import snapshot
 from tests.problems import detail, field_errors
+from tests.support.factories import level, make_question
 
 
 def titles(interview: Interview) -> list[str]:

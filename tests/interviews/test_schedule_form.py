@@ -22,9 +22,9 @@ from interviews import scheduling, selectors, services
 from interviews.models import Interview, Loop, Panelist
 from kit.services import SlotData, loop_template_save
 from tests.conftest import client_for, make_user
-from tests.factories import CompetencyFactory, make_question
-from tests.interviews.helpers import level, snapshot
+from tests.interviews.helpers import snapshot
 from tests.problems import detail
+from tests.support.factories import CompetencyFactory, level, make_question
 
 TOMORROW = (timezone.now() + timedelta(days=1)).replace(hour=9, minute=0, second=0, microsecond=0)
 

@@ -8,7 +8,7 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.models import AuditEvent
 from interviews import services
 from interviews.models import InterviewQuestion, Loop
@@ -16,10 +16,11 @@ from kit.models import QuestionVersion
 from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import services as scorecards
 from tests.conftest import client_for, need
-from tests.factories import make_question
-from tests.interviews.helpers import history_loop, pinned, snapshot
+from tests.interviews.helpers import pinned, snapshot
 from tests.problems import detail, field_errors, problem
 from tests.scoring.helpers import state
+from tests.support.factories import make_question
+from tests.support.loops import history_loop
 
 REFUSAL = (
     "'{}' cannot go in this interview: it must be an active question for this level and slot "

@@ -14,10 +14,10 @@ from core.models import AuditEvent
 from kit.models import Question
 from kit.selectors import question_as_dict
 from tests.conftest import client_for, make_user
-from tests.factories import RoleFactory, make_question
 from tests.kit.admin_forms import change_form_data
 from tests.kit.bank import ROLE, run, snapshot
 from tests.problems import NOT_ALLOWED, NOT_FOUND, detail, field_errors, not_signed_in
+from tests.support.factories import RoleFactory, make_question
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import yaml
 from django.core.management.base import CommandError
 
 from kit.models import Question, QuestionVersion
-from tests.factories import RoleFactory, make_question
 from tests.kit.bank import ROLE, SEED_QUESTIONS, counts, import_seed, run, snapshot
+from tests.support.factories import RoleFactory, make_question
 
 QUESTION_KEYS = {
     "role", "title", "prompt", "outline", "follow_ups", "rubric",

@@ -14,7 +14,6 @@ from django.core.management.base import CommandError
 from kit import selectors, services
 from kit.models import FollowUp, Question, QuestionVersion, Role, RubricItem
 from kit.rubric import derive_rubric
-from tests.factories import CompetencyFactory, RoleFactory, level
 from tests.kit.bank import (
     HEADING_ROLE,
     ROLE,
@@ -26,6 +25,7 @@ from tests.kit.bank import (
     run,
     snapshot,
 )
+from tests.support.factories import CompetencyFactory, RoleFactory, level
 
 SEED_RESULT = f"{SEED}: 25 questions: 25 created, 0 updated, 0 unchanged (28 follow-ups)\n"
 SEED_AGAIN = f"{SEED}: 25 questions: 0 created, 0 updated, 25 unchanged (28 follow-ups)\n"
@@ -294,6 +294,7 @@ def test_it_reads_json_indented_with_tabs(db: None, tmp_path: Path) -> None:
     assert Question.objects.get().current.prompt == "How would you shard a 70B model?"
 
 
+@pytest.mark.slow  # a large file
 def test_it_reports_progress_on_stderr_for_a_large_file(db: None, tmp_path: Path) -> None:
     lines = ["questions:"]
     for n in range(1000):

@@ -8,8 +8,8 @@ from django.test import Client
 
 from kit import services
 from kit.models import Competency, Level, Question, QuestionVersion
-from tests.factories import make_question
 from tests.kit.bank import snapshot
+from tests.support.factories import make_question
 
 ROLE = "AI Infrastructure Engineer"
 

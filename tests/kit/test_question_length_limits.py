@@ -28,9 +28,9 @@ from kit.models import (
     Question,
 )
 from tests.conftest import client_for
-from tests.factories import RoleFactory, make_question
 from tests.kit.bank import ROLE, SEED, run, snapshot
 from tests.problems import field_errors
+from tests.support.factories import RoleFactory, make_question
 
 STARTER = Path(settings.BASE_DIR) / "kit" / "data" / "starter_bank.yaml"
 

@@ -11,8 +11,8 @@ from pytest_django import DjangoAssertNumQueries
 from core.models import AuditEvent
 from kit import services
 from kit.models import Question
-from tests.factories import RoleFactory, make_question
 from tests.kit.bank import ROLE
+from tests.support.factories import RoleFactory, make_question
 
 PLATFORM = "ML Platform Engineer"
 

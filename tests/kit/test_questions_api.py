@@ -2,7 +2,6 @@
 
 import json
 import re
-from datetime import datetime
 from typing import Any
 
 import pytest
@@ -10,20 +9,17 @@ from django.contrib.auth.models import User
 from pytest_django import DjangoAssertNumQueries
 from rest_framework.test import APIClient
 
-from config.token_auth import key_digest
+from core.accounts.tokens import key_digest
 from core.models import ApiToken
 from kit import services
 from kit.models import Level, Question, QuestionVersion
 from tests.conftest import client_for
-from tests.factories import CompetencyFactory, RoleFactory, make_question
 from tests.kit.bank import ROLE, snapshot
 from tests.problems import NOT_ALLOWED, NOT_FOUND, detail, field_errors, not_signed_in
+from tests.support.api import iso
+from tests.support.factories import CompetencyFactory, RoleFactory, make_question
 
 PLATFORM = "ML Platform Engineer"
-
-
-def iso(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 def detail_json(question: Question) -> dict[str, Any]:
@@ -623,7 +619,7 @@ def test_it_issues_a_token_for_good_credentials(api: APIClient, lead: User) -> N
     assert response.status_code == 200
     key = response.json()["token"]
     assert list(response.json()) == ["token"]
-    # Stored as its hash only (config/token_auth.py).
+    # Stored as its hash only (core/accounts/tokens.py).
     assert ApiToken.objects.get(user=lead).digest == key_digest(key)
 
 

@@ -13,7 +13,7 @@ from core.permissions import HIRING_MANAGER, INTERVIEWER
 from kit import services
 from kit.models import Role
 from tests.conftest import make_user
-from tests.factories import RoleFactory
+from tests.support.factories import RoleFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from django.test import Client
 
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from kit.models import Question
-from tests.factories import make_question
 from tests.kit.bank import run, snapshot
+from tests.support.factories import make_question
 
 DEMO_USERS = {
     "demo-recruiter": [RECRUITER],

@@ -21,7 +21,7 @@ from kit.models import Level, Role
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import client_for
-from tests.scoring.helpers import Built, Seat
+from tests.support.loops import Built, Seat
 
 NOT_ASKED = "Ran out of time"
 

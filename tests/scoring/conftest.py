@@ -8,40 +8,15 @@ The panel loop has two interviews of four questions each:
 Olga is an interviewer on no interview of the loop; Leo a calibration lead, also not on it.
 """
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 
 from core.permissions import INTERVIEWER
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user
-from tests.scoring.helpers import Built, Seat, build_loop, ratings_for, submitted
-
-
-@pytest.fixture(autouse=True)
-def fresh_throttle_counts() -> Iterator[None]:
-    # The API throttles through the cache, which outlives a test.
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def pia(db: None) -> User:
-    return make_user("pia", INTERVIEWER, first_name="Pia")
-
-
-@pytest.fixture
-def sam(db: None) -> User:
-    return make_user("sam", INTERVIEWER, first_name="Sam")
-
-
-@pytest.fixture
-def olga(db: None) -> User:
-    return make_user("olga", INTERVIEWER, first_name="Olga")
+from tests.scoring.helpers import ratings_for, submitted
+from tests.support.loops import Built, Seat, build_loop
 
 
 @pytest.fixture

@@ -1,110 +1,22 @@
-"""Helpers for the scorecard tests: loops built through the real services, filled cards, state.
+"""Helpers for the scorecard tests: filled cards, their API and form bodies, state.
 
-A loop here has one interview per slot, four questions per interview (15 minutes
-each, the default outline: two core points, one strong, one red flag; one
-follow-up), interviews that ended days ago, and the panels given.
+The loops they fill are built by tests.support.loops.build_loop.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
-from rest_framework import serializers
 
 from core.models import AuditEvent
-from interviews import services as interview_services
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop, Panelist
-from kit.models import FollowUp, Level, Role, RubricItem
-from kit.services import SlotData, loop_template_save
+from kit.models import FollowUp, RubricItem
 from scoring.models import Amendment, CalibrationJob, QuestionRating, Scorecard
 from scoring.scorecards import services
-from tests.factories import CompetencyFactory, make_question
-
-# Every interview of a built loop starts this long before the test runs, one hour apart.
-STARTED_AGO = timedelta(days=3)
-
-
-@dataclass
-class Seat:
-    interviewers: list[User]
-    shadow: User | None = None
-
-
-@dataclass
-class Built:
-    loop: Loop
-    interviews: list[Interview]
-    items: dict[int, list[InterviewQuestion]] = field(default_factory=dict)
-
-    def questions(self, interview: Interview) -> list[InterviewQuestion]:
-        return self.items[interview.pk]
-
-
-def build_loop(
-    *,
-    seats: list[Seat],
-    role_name: str = "AI Infrastructure Engineer",
-    candidate_name: str = "Casey Quinn",
-    recruiter: User | None = None,
-    questions_per_interview: int = 4,
-) -> Built:
-    """Build a loop of len(seats) interviews with the real services and seat the panels.
-
-    1. A competency and four questions per slot, made with kit.services.question_create.
-    2. The role's L5 template (one slot per interview) with loop_template_save.
-    3. The loop with interviews.services.loop_create, then each panel and time with
-       interview_update (so the loop is scheduled).
-    """
-    role, _ = Role.objects.get_or_create(name=role_name)
-    level = Level.objects.get(name="L5")
-    slots = []
-    for n in range(1, len(seats) + 1):
-        slug = f"{role.pk}-slot-{n}"
-        CompetencyFactory(slug=slug)
-        for q in range(1, questions_per_interview + 1):
-            make_question(
-                role=role,
-                title=f"Slot {n} question {q}",
-                prompt=f"Slot {n}, question {q}: how would you design it?",
-                competencies=[slug],
-            )
-        slots.append(
-            SlotData(
-                title=f"Interview {n}",
-                minutes=15 * questions_per_interview,
-                competencies=(slug,),
-                question_count=questions_per_interview,
-                interviewer_count=len(seats[n - 1].interviewers),
-            )
-        )
-    loop_template_save(role=role, level=level, name=f"{role_name} L5", slots=slots)
-    candidate = interview_services.candidate_create(name=candidate_name, email="c@example.com")
-    loop = interview_services.loop_create(candidate=candidate, role=role, level=level, by=recruiter)
-    interviews = list(loop.interviews.order_by("order"))
-    assert len(interviews) == len(seats)
-    base = timezone.now().replace(microsecond=0) - STARTED_AGO
-    for n, (interview, seat) in enumerate(zip(interviews, seats, strict=True)):
-        start = base + timedelta(hours=n)
-        interview_services.interview_update(
-            interview=interview,
-            interviewers=seat.interviewers,
-            shadow=seat.shadow,
-            scheduled_start=start,
-            scheduled_end=start + timedelta(minutes=15 * questions_per_interview),
-        )
-    loop.refresh_from_db()
-    interviews = list(loop.interviews.order_by("order"))
-    built = Built(loop=loop, interviews=interviews)
-    for interview in interviews:
-        items = list(interview.questions.select_related("question", "version").order_by("order"))
-        assert len(items) == questions_per_interview, loop.warnings
-        built.items[interview.pk] = items
-    return built
+from tests.support.api import iso
 
 
 def rubric(item: InterviewQuestion, kind: str | None = None) -> list[RubricItem]:
@@ -216,11 +128,6 @@ def state() -> dict[str, list[dict[str, Any]]]:
 def ended(interview: Interview) -> datetime:
     assert interview.scheduled_end is not None
     return interview.scheduled_end
-
-
-def iso(value: datetime | None) -> str | None:
-    """A datetime as the API writes it."""
-    return serializers.DateTimeField().to_representation(value) if value else None
 
 
 def card_json(card: Scorecard) -> dict[str, Any]:

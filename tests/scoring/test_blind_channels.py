@@ -37,7 +37,8 @@ from scoring.scorecards import services
 from tests.conftest import client_for
 from tests.problems import field_errors, problem
 from tests.scoring.blind_reads import another_loop, card, statuses_shown
-from tests.scoring.helpers import Built, Seat, build_loop, form_data, payload, state, submitted
+from tests.scoring.helpers import form_data, payload, state, submitted
+from tests.support.loops import Built, Seat, build_loop
 
 LATEST = "/api/v1/calibration/latest/"
 AFTER_READING = "after reading the panel&#x27;s feedback</span>"

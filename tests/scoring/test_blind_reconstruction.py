@@ -38,7 +38,7 @@ from tests.scoring.blind_reads import (
     reads,
 )
 from tests.scoring.calibration.helpers import calibrate_json
-from tests.scoring.helpers import Built, Seat, build_loop
+from tests.support.loops import Built, Seat, build_loop
 
 ROLE = "AI Infrastructure Engineer"
 LATEST = "/api/v1/calibration/latest/"
@@ -79,7 +79,7 @@ class Scene:
         )
 
 
-@pytest.fixture(params=["shadow", "interviewer"])
+@pytest.fixture(params=[pytest.param("shadow", marks=pytest.mark.slow), "interviewer"])
 def scene(
     request: pytest.FixtureRequest,
     recruiter: User,

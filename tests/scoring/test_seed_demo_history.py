@@ -2,12 +2,14 @@
 
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
 
 from scoring.models import Scorecard
 from tests.kit.bank import run
 
 
+@pytest.mark.slow  # seed_demo with its year of history
 def test_its_history_carries_the_dates_it_happened_on(db: None) -> None:
     run("seed_demo")
 

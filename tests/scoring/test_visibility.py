@@ -23,7 +23,7 @@ from django.db import connection
 from django.http import Http404
 from django.test import Client, TestCase
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.permissions import INTERVIEWER
 from interviews.models import Interview, Panelist
 from interviews.selectors import my_interviews
@@ -33,7 +33,8 @@ from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import reminders, selectors, services
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail
-from tests.scoring.helpers import Built, Seat, build_loop, draft, ended, submitted
+from tests.scoring.helpers import draft, ended, submitted
+from tests.support.loops import Built, Seat, build_loop
 
 # What the subject reads in the loop, in the docstring's words.
 OWN = "own cards only"

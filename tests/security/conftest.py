@@ -11,12 +11,10 @@
   snapshot, computed by the real job from the submitted cards.
 """
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.cache import cache
 
 from core.permissions import HIRING_MANAGER, INTERVIEWER, LEAD, RECRUITER
 from core.webhooks.models import WebhookDelivery, WebhookSubscription
@@ -34,7 +32,8 @@ from kit.models import Competency, Level, LoopTemplate, Question, Role
 from scoring.calibration import services as scoring_services
 from scoring.models import CalibrationExercise, CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
-from tests.scoring.helpers import Seat, build_loop, draft, submitted
+from tests.scoring.helpers import draft, submitted
+from tests.support.loops import Seat, build_loop
 
 EMAIL = "secret.candidate@example.com"
 PHONE = "+1 555 0199"
@@ -65,14 +64,6 @@ class World:
     membership: PoolMembership  # Sam's, training
     limits: InterviewerLimits  # Omar's
     seat: TrainingSeat  # Sam's shadow seat on interview 1, awaiting Ines's sign-off
-
-
-@pytest.fixture(autouse=True)
-def fresh_throttle_counts() -> Iterator[None]:
-    # The API throttles through the cache, which outlives a test.
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def build_world() -> World:

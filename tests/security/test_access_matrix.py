@@ -33,7 +33,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from rest_framework.views import APIView
 
-from config.exceptions import api_not_found
+from core.api.exceptions import api_not_found
 from tests.interviews.helpers import snapshot
 from tests.problems import NOT_FOUND
 from tests.scoring.helpers import state
@@ -592,7 +592,7 @@ def leaks(persona: str, outcome: Outcome, endpoint: str = "") -> list[str]:
     words = forbidden(persona, endpoint)
     found = [f"contains {word!r}" for word in words if word in outcome.body]
     if endpoint == "schema":
-        return found  # its examples (config/openapi_docs.py) are made up, not data
+        return found  # its examples (core/api/openapi_docs.py) are made up, not data
     readable = READS_CARDS_OF.get(persona, set()) | {persona}
     for value in _dicts(_json(outcome.body)):
         if not isinstance(value.get("interviewer"), str):

@@ -20,7 +20,7 @@ from tests.scoring.helpers import state
 from tests.security.conftest import World
 
 NOT_IDS = ["abc", "1.5", "-1", "0", "²", str(2**63), "9" * 5000, "1\x00", "x" * 20_000]
-# Pages reading ids with core.params also refuse other scripts' digits; the bank's filter
+# Pages reading ids with core.http.params also refuse other scripts' digits; the bank's filter
 # (a form field, shared with the API) reads a fullwidth one as 1, as Python's int() does.
 STRICT_IDS = [*NOT_IDS, "１", "٣"]
 NOT_NUMBERS = ["abc", "0", "-1", "1.5", "²", str(2**63), "9" * 5000, "1\x00"]

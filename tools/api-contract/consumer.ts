@@ -1,5 +1,5 @@
 // A small consumer of the types openapi-typescript writes from /api/schema/ (api.d.ts,
-// generated beside this file by tests/config/test_schema_tools.py). It must compile
+// generated beside this file by tests/core/api/test_schema_tools.py). It must compile
 // under tsc --strict: ids are numbers, "not chosen" is null, errors are typed.
 import type { components, paths } from "./api";
 

@@ -6,8 +6,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core import oidc
-from core.accounts import services
+from core.accounts import oidc, services
 from core.accounts.models import ExternalIdentity
 
 

@@ -20,7 +20,7 @@ CONFIDENCE = 0.95
 Z95 = float(special.ndtri(0.5 + CONFIDENCE / 2))
 
 
-def _codes(x: npt.ArrayLike, name: str) -> IntArray:
+def as_codes(x: npt.ArrayLike, name: str) -> IntArray:
     a = np.asarray(x)
     if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
@@ -37,21 +37,21 @@ def _codes(x: npt.ArrayLike, name: str) -> IntArray:
     return out
 
 
-def _floats(x: npt.ArrayLike, name: str) -> FloatArray:
+def as_floats(x: npt.ArrayLike, name: str) -> FloatArray:
     a = np.asarray(x, dtype=np.float64)
     if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
     return a
 
 
-def _same_length(**arrays: np.ndarray) -> int:
+def same_length(**arrays: np.ndarray) -> int:
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) > 1:
         raise ValueError(f"arrays must have equal lengths, got {lengths}")
     return next(iter(lengths.values()), 0)
 
 
-def _size(codes: IntArray, given: int | None) -> int:
+def code_count(codes: IntArray, given: int | None) -> int:
     needed = int(codes.max()) + 1 if codes.size else 0
     if given is None:
         return needed
@@ -60,7 +60,7 @@ def _size(codes: IntArray, given: int | None) -> int:
     return given
 
 
-def _compact(codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
+def compact_codes(codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
     """Return codes renumbered 0..m-1 (in code order) and the used codes.
 
     When every code below ``size`` is used, that is ``codes`` itself (no copy).
@@ -73,7 +73,7 @@ def _compact(codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
     return new_index[codes].astype(np.int64), np.flatnonzero(present).astype(np.int64)
 
 
-def _kept(keep: BoolArray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+def kept_where(keep: BoolArray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """Return each array's entries where ``keep`` holds: the arrays themselves
     (no copy) when it holds everywhere, as it does for data without gaps."""
     if keep.all():
@@ -81,7 +81,7 @@ def _kept(keep: BoolArray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(a[keep] for a in arrays)
 
 
-def _dense_keys(n_keys: int, size: int) -> bool:
+def dense_keys(n_keys: int, size: int) -> bool:
     """Whether keys in [0, size) are few enough for a table of that size.
 
     A presence table costs O(size) and no sort; sorting costs O(n log n). Up
@@ -90,7 +90,7 @@ def _dense_keys(n_keys: int, size: int) -> bool:
     return size < 2**31 and size <= max(16 * n_keys, 1 << 22)
 
 
-def _unique_inverse(key: IntArray, size: int) -> tuple[IntArray, IntArray]:
+def unique_inverse(key: IntArray, size: int) -> tuple[IntArray, IntArray]:
     """Return np.unique(key, return_inverse=True) for keys in [0, size).
 
     A table of ``size`` slots (five bytes each) costs no sort, but memory a
@@ -117,10 +117,10 @@ def _unique_inverse(key: IntArray, size: int) -> tuple[IntArray, IntArray]:
     return ordered[first].astype(np.int64, copy=False), inverse
 
 
-def _distinct_per(group: IntArray, member: IntArray, n_groups: int, n_members: int) -> IntArray:
+def distinct_per(group: IntArray, member: IntArray, n_groups: int, n_members: int) -> IntArray:
     """Return per group (0..n_groups-1) the number of distinct members it has."""
     size = n_groups * n_members
-    if _dense_keys(group.size, size):
+    if dense_keys(group.size, size):
         seen = np.zeros(size, dtype=bool)
         seen[group * n_members + member] = True
         return seen.reshape(n_groups, n_members).sum(axis=1).astype(np.int64)
@@ -128,15 +128,13 @@ def _distinct_per(group: IntArray, member: IntArray, n_groups: int, n_members: i
     return np.bincount(keys // n_members, minlength=n_groups).astype(np.int64)
 
 
-def _categories(values: FloatArray) -> tuple[FloatArray, IntArray]:
+def unique_categories(values: FloatArray) -> tuple[FloatArray, IntArray]:
     """Return np.unique(values, return_inverse=True): few distinct values, found without argsort."""
     categories = np.unique(values)
     return categories, np.searchsorted(categories, values).astype(np.int64)
 
 
-def _group_extremes(
-    group: IntArray, values: FloatArray, size: int
-) -> tuple[FloatArray, FloatArray]:
+def group_extremes(group: IntArray, values: FloatArray, size: int) -> tuple[FloatArray, FloatArray]:
     """Return per group 0..size-1 the smallest and largest of its values (inf and -inf
     for a group without values).
 
@@ -162,14 +160,14 @@ def _group_extremes(
     return low, high
 
 
-def _safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
+def safe_div(num: npt.ArrayLike, den: npt.ArrayLike) -> FloatArray:
     den_a = np.asarray(den, dtype=np.float64)
     out = np.full(np.broadcast(num, den_a).shape, np.nan)
     np.divide(num, den_a, out=out, where=den_a != 0)
     return out
 
 
-def _stable_order(major: IntArray, minor: IntArray) -> IntArray:
+def stable_order(major: IntArray, minor: IntArray) -> IntArray:
     """Return the stable order by (major, minor) of non-negative codes.
 
     One stable argsort of major * (max minor + 1) + minor (a radix-friendly
@@ -184,13 +182,15 @@ def _stable_order(major: IntArray, minor: IntArray) -> IntArray:
     return np.lexsort((minor, major))
 
 
-def _pairs(major: IntArray, minor: IntArray, n_minor: int) -> tuple[IntArray, IntArray, IntArray]:
+def distinct_pairs(
+    major: IntArray, minor: IntArray, n_minor: int
+) -> tuple[IntArray, IntArray, IntArray]:
     """Return the distinct (major, minor) pairs in order, as two arrays, and each entry's pair."""
-    key, inverse = _unique_inverse(major * n_minor + minor, (int(major.max()) + 1) * n_minor)
+    key, inverse = unique_inverse(major * n_minor + minor, (int(major.max()) + 1) * n_minor)
     return key // n_minor, key % n_minor, inverse
 
 
-def _distinct_rows(rows: FloatArray) -> tuple[FloatArray, IntArray]:
+def distinct_rows(rows: FloatArray) -> tuple[FloatArray, IntArray]:
     """Return the distinct rows of a 2-D array and how often each occurs.
 
     np.unique(axis=0) sorts rows as opaque records, several times slower than
@@ -204,17 +204,17 @@ def _distinct_rows(rows: FloatArray) -> tuple[FloatArray, IntArray]:
     return ordered[starts], np.diff(np.r_[starts, rows.shape[0]]).astype(np.int64)
 
 
-def _members(labels: npt.NDArray[np.integer], n_labels: int) -> list[IntArray]:
+def label_members(labels: npt.NDArray[np.integer], n_labels: int) -> list[IntArray]:
     """Return the indices holding each label 0..n_labels-1."""
     order = np.argsort(labels, kind="stable")
     return np.split(order, np.cumsum(np.bincount(labels, minlength=n_labels))[:-1])
 
 
-def _nan_to_zero(a: FloatArray) -> FloatArray:
+def nan_to_zero(a: FloatArray) -> FloatArray:
     return np.where(np.isfinite(a), a, 0.0)
 
 
-def _counts_matrix(
+def counts_matrix(
     rows: npt.NDArray[np.integer],
     columns: npt.NDArray[np.integer],
     shape: tuple[int, int],

@@ -28,17 +28,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from scoring.calibration.stats._arrays import FloatArray, IntArray, _counts_matrix
-from scoring.calibration.stats._least_squares import _absorbed_fit, _AbsorbedFit
+from scoring.calibration.stats._arrays import FloatArray, IntArray, counts_matrix
+from scoring.calibration.stats._least_squares import AbsorbedFit, absorbed_fit
 
 
 @dataclass(frozen=True)
-class _Cards:
+class HaloCards:
     """The scorecards of the ratings in a fit: their sizes and candidates.
 
     ``mean_size`` is, per candidate, the mean size of its cards weighted by
     size (sum of n_s^2 over sum of n_s): the weight of the candidate's term in
-    W'W (see _halo_components), which _absorbed_fit forms with its own.
+    W'W (see halo_components), which absorbed_fit forms with its own.
     """
 
     code: IntArray  # per rating: its card, 0..n_cards-1
@@ -50,7 +50,7 @@ class _Cards:
     mean_size: FloatArray  # per candidate: squares / ratings
 
     @classmethod
-    def of(cls, card: IntArray, cand: IntArray, n_cand: int, interviewer: IntArray) -> _Cards:
+    def of(cls, card: IntArray, cand: IntArray, n_cand: int, interviewer: IntArray) -> HaloCards:
         """Return the cards of ratings with compact ``card`` codes, each on one
         candidate and interviewer (ValueError otherwise)."""
         n_cards = int(card.max()) + 1 if card.size else 0
@@ -78,14 +78,14 @@ class _Halo:
     card_sq_per_cand: FloatArray  # per candidate: sum over its cards of size^2
 
 
-def _halo_components(
-    cards: _Cards,
+def halo_components(
+    cards: HaloCards,
     interviewer: IntArray,
     n_i: int,
     question: IntArray,
     n_q: int,
     y: FloatArray,
-    fit: _AbsorbedFit,
+    fit: AbsorbedFit,
     df: int,
 ) -> _Halo:
     """Return the card and within-card variances and what the covariances need.
@@ -115,7 +115,7 @@ def _halo_components(
     card, card_n = cards.code, cards.size
     n_cand = cards.squares.size
     p = n_i + n_q
-    within_fit = _absorbed_fit(
+    within_fit = absorbed_fit(
         card, card_n.size, [question], [n_q], y, null_space=[np.arange(n_q)], weights=card_n
     )
     assert fit.weighted_between is not None and within_fit.weighted_between is not None
@@ -133,7 +133,7 @@ def _halo_components(
     gap = card_n[card] - cards.mean_size[cand]
     uneven = np.flatnonzero(gap)
     columns = np.concatenate([interviewer[uneven], n_i + question[uneven]])
-    card_weighted = _counts_matrix(
+    card_weighted = counts_matrix(
         np.tile(cand[uneven], 2), columns, (n_cand, p), weights=np.tile(gap[uneven], 2)
     )
     half = (card_weighted.T @ fit.xbar).tocsr()
@@ -160,7 +160,7 @@ def _halo_components(
     return _Halo(within, card_var, sandwich, wtw_diag, card_weighted, cards.squares)
 
 
-def _row_bilinear(
+def row_bilinear(
     left: sparse.csr_matrix, matrix: FloatArray, right: sparse.csr_matrix, chunk: int = 2048
 ) -> FloatArray:
     """Return l_r' A x_r for every row r of two sparse matrices and a dense A.

@@ -30,7 +30,7 @@ def to_jsonable(obj: Any, ndigits: int | None = None) -> Any:
     return obj
 
 
-def _column(values: FloatArray, ndigits: int | None) -> list[float | None]:
+def json_column(values: FloatArray, ndigits: int | None) -> list[float | None]:
     """Return a float array as a list with NaN/inf as None, optionally rounded."""
     a = np.asarray(values, dtype=np.float64)
     if ndigits is not None:
@@ -41,5 +41,5 @@ def _column(values: FloatArray, ndigits: int | None) -> list[float | None]:
     return out.tolist()
 
 
-def _rating_key(value: float) -> str:
+def rating_key(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))

@@ -19,9 +19,9 @@ from threadpoolctl import ThreadpoolController
 from scoring.calibration.stats._arrays import (
     FloatArray,
     IntArray,
-    _counts_matrix,
-    _nan_to_zero,
-    _safe_div,
+    counts_matrix,
+    nan_to_zero,
+    safe_div,
 )
 
 
@@ -43,7 +43,7 @@ MAX_DENSE_PARAMETERS = 4000
 
 
 @dataclass(frozen=True)
-class _AbsorbedFit:
+class AbsorbedFit:
     """Least-squares fit of y = group + sum of factor effects, group absorbed."""
 
     beta: FloatArray  # stacked factor effects, minimum-norm (sum-to-zero per factor)
@@ -61,7 +61,7 @@ class _AbsorbedFit:
     null_basis: FloatArray | None = None
 
 
-def _absorbed_fit(
+def absorbed_fit(
     group: IntArray,
     n_groups: int,
     factors: list[IntArray],
@@ -70,7 +70,7 @@ def _absorbed_fit(
     null_space: list[IntArray],
     weights: FloatArray | None = None,
     find_aliases: bool = False,
-) -> _AbsorbedFit:
+) -> AbsorbedFit:
     """Fit the additive model by absorbing the (many) group effects.
 
     1. Subtract group means (the within transformation M): the group effects
@@ -101,11 +101,11 @@ def _absorbed_fit(
     p = int(sum(sizes))
     stacked = [f + off for f, off in zip(factors, offsets, strict=True)]
     n_g = np.bincount(group, minlength=n_groups).astype(np.float64)
-    inv_n = _nan_to_zero(_safe_div(np.ones(n_groups), n_g))
-    group_mean = _safe_div(np.bincount(group, y, minlength=n_groups), n_g)
+    inv_n = nan_to_zero(safe_div(np.ones(n_groups), n_g))
+    group_mean = safe_div(np.bincount(group, y, minlength=n_groups), n_g)
     within = y - group_mean[group]
     # Per-group count of each level; the CSR conversion sums repeated entries.
-    zx = _counts_matrix(
+    zx = counts_matrix(
         np.tile(group.astype(np.int32, copy=False) if n_groups < 2**31 else group, len(factors)),
         np.concatenate(stacked),
         (n_groups, p),
@@ -136,7 +136,7 @@ def _absorbed_fit(
         from scipy.sparse.linalg import minres  # only for the largest designs
 
         rows = np.tile(np.arange(y.size, dtype=np.int64), len(factors))
-        x = _counts_matrix(rows, np.concatenate(stacked), (y.size, p))
+        x = counts_matrix(rows, np.concatenate(stacked), (y.size, p))
         reduced_sparse = (x.T @ x - between).tocsr()
         reduced_diag = reduced_sparse.diagonal()
         beta = minres(reduced_sparse, r, rtol=1e-10, maxiter=10 * p)[0]
@@ -145,7 +145,7 @@ def _absorbed_fit(
         cov = None
         rank = p - len(null_space)
     sse = max(float(within @ within) - float(beta @ r), 0.0)
-    return _AbsorbedFit(
+    return AbsorbedFit(
         beta, cov, reduced_diag, rank, sse, group_mean, xbar, weighted_between, null_basis
     )
 

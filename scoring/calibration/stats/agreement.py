@@ -1,5 +1,10 @@
 """Agreement among interviewers: Krippendorff's alpha, Fleiss' kappa, recommendations.
 
+Pooled alpha is the `krippendorff` package's (Castro's implementation of
+Krippendorff 2011); this module only turns rating triples into its
+units-by-values counts. The bootstrap of alpha is our own, as is the alpha
+stratified by question (question_alpha), which the package does not compute.
+
 References
 ----------
 Krippendorff, K. (2011). Computing Krippendorff's Alpha-Reliability.
@@ -15,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import krippendorff
 import numpy as np
 import numpy.typing as npt
 
@@ -23,17 +29,17 @@ from scoring.calibration.stats._arrays import (
     BoolArray,
     FloatArray,
     IntArray,
-    _categories,
-    _codes,
-    _distinct_rows,
-    _floats,
-    _kept,
-    _pairs,
-    _safe_div,
-    _same_length,
-    _size,
-    _stable_order,
-    _unique_inverse,
+    as_codes,
+    as_floats,
+    code_count,
+    distinct_pairs,
+    distinct_rows,
+    kept_where,
+    safe_div,
+    same_length,
+    stable_order,
+    unique_categories,
+    unique_inverse,
 )
 from scoring.calibration.stats._bootstrap import count_weight_blocks
 
@@ -59,7 +65,7 @@ class _Pairable:
     n_units: int
 
 
-def _unit_values(
+def unit_values(
     units: npt.ArrayLike, coders: npt.ArrayLike, values: npt.ArrayLike
 ) -> tuple[IntArray, FloatArray]:
     """Return (unit, value) sorted by unit, without NaNs, one value per (unit, coder).
@@ -67,20 +73,20 @@ def _unit_values(
     A reliability data matrix holds at most one value per coder and unit, so a
     repeated (unit, coder) keeps its first value, as the matrix would.
     """
-    u = _codes(units, "units")
-    c = _codes(coders, "coders")
-    v = _floats(values, "values")
-    _same_length(units=u, coders=c, values=v)
-    u, c, v = _kept(~np.isnan(v), u, c, v)
+    u = as_codes(units, "units")
+    c = as_codes(coders, "coders")
+    v = as_floats(values, "values")
+    same_length(units=u, coders=c, values=v)
+    u, c, v = kept_where(~np.isnan(v), u, c, v)
     # A stable sort, so the first occurrence of a (unit, coder) comes first.
-    order = _stable_order(u, c)
+    order = stable_order(u, c)
     u, c, v = u[order], c[order], v[order]
     first = np.ones(u.size, dtype=bool)
     first[1:] = (u[1:] != u[:-1]) | (c[1:] != c[:-1])
     return u[first], v[first]
 
 
-def _pairable(unit_sorted: IntArray, value: FloatArray) -> _Pairable:
+def pairable_values(unit_sorted: IntArray, value: FloatArray) -> _Pairable:
     if unit_sorted.size == 0:
         return _Pairable(unit_sorted, value, np.zeros(0, dtype=np.int64), 0)
     starts = np.flatnonzero(np.r_[True, unit_sorted[1:] != unit_sorted[:-1]])
@@ -92,52 +98,28 @@ def _pairable(unit_sorted: IntArray, value: FloatArray) -> _Pairable:
     return _Pairable(unit, value[keep_value], m, int(m.size))
 
 
-def _alpha_interval(p: _Pairable, value: FloatArray) -> float | None:
-    """Return interval alpha of ``value`` (aligned with ``p``) or None.
+def alphas_from_pairable(p: _Pairable) -> dict[str, float | None]:
+    """Return the three levels' alpha of pairable values, by the krippendorff package.
 
-    With delta^2 = (c - k)^2 the coincidence-matrix sums collapse to sums of
-    squares: within a unit, sum over ordered pairs i != j of (v_i - v_j)^2 is
-    2 m_u SS_u, and over all pairable values it is 2 n SS. So
-    alpha = 1 - (n - 1)/n * sum_u [m_u SS_u / (m_u - 1)] / SS, in O(n).
+    The package is given each unit's count of each value (units x values,
+    the few distinct ratings), never a units x coders matrix, which on a
+    million ratings would hold hundreds of thousands of units times hundreds of
+    interviewers. None at every level when fewer than two distinct values are
+    pairable: alpha's expected disagreement is then zero.
     """
-    n = value.size
-    if n < 2 or np.ptp(value) == 0:
-        return None
-    mean_u = np.bincount(p.unit, value, minlength=p.n_units) / p.m
-    dev = value - mean_u[p.unit]
-    ss_u = np.bincount(p.unit, dev * dev, minlength=p.n_units)
-    observed = float(np.sum(p.m * ss_u / (p.m - 1)))
-    total = float(np.sum((value - value.mean()) ** 2))
-    if total <= 0:
-        return None
-    return 1.0 - (n - 1) / n * observed / total
-
-
-def _alphas_from_pairable(p: _Pairable) -> dict[str, float | None]:
     out: dict[str, float | None] = dict.fromkeys(LEVELS)
-    n = p.value.size
-    if n < 2 or np.ptp(p.value) == 0:
+    categories, cat = unique_categories(p.value)
+    if categories.size < 2:
         return out
-    categories, cat = _categories(p.value)
-    n_c = np.bincount(cat, minlength=categories.size).astype(np.float64)
-
-    # Nominal: disagreeing ordered pairs in a unit are m_u^2 - sum_c n_uc^2.
-    key = p.unit * categories.size + cat
-    cell_key, cell_inverse = _unique_inverse(key, p.n_units * categories.size)
-    cell_count = np.bincount(cell_inverse, minlength=cell_key.size)
-    sq = np.bincount(
-        cell_key // categories.size, cell_count.astype(np.float64) ** 2, minlength=p.n_units
-    )
-    observed = float(np.sum((p.m.astype(np.float64) ** 2 - sq) / (p.m - 1)))
-    expected = float(n) ** 2 - float(np.sum(n_c**2))
-    out["nominal"] = 1.0 - (n - 1) * observed / expected if expected > 0 else None
-
-    # Ordinal: Krippendorff's ordinal delta between c < k is
-    # sum_{g=c..k} n_g - (n_c + n_k)/2 = M_k - M_c with the mid-rank
-    # M_c = sum_{g<c} n_g + n_c/2, so ordinal alpha is interval alpha on M.
-    mid_rank = np.cumsum(n_c) - n_c / 2.0
-    out["ordinal"] = _alpha_interval(p, mid_rank[cat])
-    out["interval"] = _alpha_interval(p, p.value)
+    counts = np.bincount(
+        p.unit * categories.size + cat, minlength=p.n_units * categories.size
+    ).reshape(p.n_units, categories.size)
+    for level in LEVELS:
+        out[level] = float(
+            krippendorff.alpha(
+                value_counts=counts, value_domain=categories, level_of_measurement=level
+            )
+        )
     return out
 
 
@@ -150,8 +132,8 @@ def krippendorff_alphas(
     missing. Only units with two or more values are pairable. None where alpha
     is undefined (fewer than two pairable values, or all pairable values equal).
     """
-    unit, value = _unit_values(units, coders, values)
-    return _alphas_from_pairable(_pairable(unit, value))
+    unit, value = unit_values(units, coders, values)
+    return alphas_from_pairable(pairable_values(unit, value))
 
 
 def krippendorff_alpha(
@@ -201,8 +183,8 @@ def krippendorff_alpha_bootstrap(
     Resampling units (not single values) keeps within-unit pairs together.
     None when fewer than two pairable units or alpha is undefined.
     """
-    unit, value = _unit_values(units, coders, values)
-    return _bootstrap_interval(_pairable(unit, value), resamples, seed, confidence)
+    unit, value = unit_values(units, coders, values)
+    return _bootstrap_interval(pairable_values(unit, value), resamples, seed, confidence)
 
 
 # Multinomial draws over unit kinds cost some tens of ns per kind and resample,
@@ -226,7 +208,7 @@ def _bootstrap_interval(
 
     rng = np.random.default_rng(seed)
     n_units = p.n_units
-    kinds, count = _distinct_rows(per_unit)
+    kinds, count = distinct_rows(per_unit)
     results: list[FloatArray] = []
     if kinds.shape[0] * UNITS_PER_KIND_FOR_MULTINOMIAL <= n_units:
         weights = rng.multinomial(n_units, count / count.sum(), size=resamples)
@@ -289,11 +271,11 @@ def fleiss_kappa(
     None unless every unit (with any value) has the same number, two or more,
     of ratings. Works on sparse counts, never a dense units x categories table.
     """
-    unit, value = _unit_values(units, coders, values)
-    return _fleiss_sorted(unit, value)
+    unit, value = unit_values(units, coders, values)
+    return fleiss_sorted(unit, value)
 
 
-def _fleiss_sorted(unit: IntArray, value: FloatArray) -> float | None:
+def fleiss_sorted(unit: IntArray, value: FloatArray) -> float | None:
     if unit.size == 0:
         return None
     starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
@@ -303,8 +285,8 @@ def _fleiss_sorted(unit: IntArray, value: FloatArray) -> float | None:
     r = float(m[0])
     n_units = m.size
     compact_unit = np.repeat(np.arange(n_units, dtype=np.int64), m)
-    categories, cat = _categories(value)
-    _, cell_inverse = _unique_inverse(
+    categories, cat = unique_categories(value)
+    _, cell_inverse = unique_inverse(
         compact_unit * categories.size + cat, n_units * categories.size
     )
     cell_count = np.bincount(cell_inverse)
@@ -337,22 +319,22 @@ def recommendation_agreement(
     hire when positive. Scorecards without a recommendation, with a mixed
     (zero) one or without a decision are skipped. NaN where none remain.
     """
-    g = _codes(group, "group")
-    i = _codes(interviewer, "interviewer")
-    rec = _floats(recommendation, "recommendation")
-    _same_length(group=g, interviewer=i, recommendation=rec)
-    n_i = _size(i, n_interviewers)
-    dec_all = _floats(group_decision, "group_decision")
+    g = as_codes(group, "group")
+    i = as_codes(interviewer, "interviewer")
+    rec = as_floats(recommendation, "recommendation")
+    same_length(group=g, interviewer=i, recommendation=rec)
+    n_i = code_count(i, n_interviewers)
+    dec_all = as_floats(group_decision, "group_decision")
     if g.size and dec_all.size <= int(g.max()):
         raise ValueError("group_decision must cover every group code")
     keep = ~np.isnan(rec)
     g, i, rec = g[keep], i[keep], rec[keep]
     if rec.size == 0:
         return np.full(n_i, np.nan), np.zeros(n_i, dtype=np.int64)
-    return _agreement_from(*_pairs(g, i, int(i.max()) + 1), rec, dec_all, n_i)
+    return agreement_from(*distinct_pairs(g, i, int(i.max()) + 1), rec, dec_all, n_i)
 
 
-def _agreement_from(
+def agreement_from(
     cell_g: IntArray,
     cell_i: IntArray,
     inverse: IntArray,
@@ -372,7 +354,7 @@ def _agreement_from(
     usable = (n_rec > 0) & ~np.isnan(dec) & (rec_mean != 0)
     match = ((rec_mean > 0) == (dec == 1.0))[usable].astype(np.float64)
     count = np.bincount(cell_i[usable], minlength=n_i)
-    return _safe_div(np.bincount(cell_i[usable], match, minlength=n_i), count), count.astype(
+    return safe_div(np.bincount(cell_i[usable], match, minlength=n_i), count), count.astype(
         np.int64
     )
 
@@ -406,9 +388,9 @@ def _kappa(
     """Return per interviewer Cohen's kappa of two yes/no series and the pairs behind it."""
     count = np.bincount(who, minlength=n_i).astype(np.float64)
     same = (mine == theirs).astype(np.float64)
-    observed = _safe_div(np.bincount(who, same, minlength=n_i), count)
-    p_mine = _safe_div(np.bincount(who, mine.astype(np.float64), minlength=n_i), count)
-    p_theirs = _safe_div(np.bincount(who, theirs.astype(np.float64), minlength=n_i), count)
+    observed = safe_div(np.bincount(who, same, minlength=n_i), count)
+    p_mine = safe_div(np.bincount(who, mine.astype(np.float64), minlength=n_i), count)
+    p_theirs = safe_div(np.bincount(who, theirs.astype(np.float64), minlength=n_i), count)
     chance = p_mine * p_theirs + (1.0 - p_mine) * (1.0 - p_theirs)
     with np.errstate(invalid="ignore", divide="ignore"):
         kappa = (observed - chance) / (1.0 - chance)

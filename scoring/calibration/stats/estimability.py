@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from scoring.calibration.stats._arrays import BoolArray, FloatArray, IntArray, _counts_matrix
+from scoring.calibration.stats._arrays import BoolArray, FloatArray, IntArray, counts_matrix
 
 __all__ = [
     "ALIAS_TOLERANCE",
@@ -131,7 +131,7 @@ def groups_from_components(
     per component beyond the first). Other aliases are not looked for.
     """
     size = n_i + n_q
-    graph = _counts_matrix(interviewer, question + n_i, (size, size))
+    graph = counts_matrix(interviewer, question + n_i, (size, size))
     _, labels = connected_components(graph, directed=False)
     _, group = np.unique(labels[:n_i], return_inverse=True)
     group = group.astype(np.int64)

@@ -28,14 +28,14 @@ from scipy.sparse.csgraph import connected_components
 from scoring.calibration.stats._arrays import (
     FloatArray,
     IntArray,
-    _codes,
-    _compact,
-    _floats,
-    _members,
-    _pairs,
-    _same_length,
+    as_codes,
+    as_floats,
+    compact_codes,
+    distinct_pairs,
+    label_members,
+    same_length,
 )
-from scoring.calibration.stats._least_squares import _absorbed_fit
+from scoring.calibration.stats._least_squares import absorbed_fit
 
 
 @dataclass(frozen=True)
@@ -65,28 +65,28 @@ class GqkResult:
     components: VarianceComponents | None
 
 
-def _cells(
+def rating_cells(
     targets: npt.ArrayLike, raters: npt.ArrayLike, scores: npt.ArrayLike | None = None
 ) -> tuple[IntArray, IntArray, FloatArray, int, int]:
     """Return one row per (target, rater) cell with compact codes and the mean score."""
-    t = _codes(targets, "targets")
-    r = _codes(raters, "raters")
-    s = np.zeros(t.size) if scores is None else _floats(scores, "scores")
-    _same_length(targets=t, raters=r, scores=s)
+    t = as_codes(targets, "targets")
+    r = as_codes(raters, "raters")
+    s = np.zeros(t.size) if scores is None else as_floats(scores, "scores")
+    same_length(targets=t, raters=r, scores=s)
     keep = ~np.isnan(s)
     t, r, s = t[keep], r[keep], s[keep]
     if t.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0), 0, 0
-    return _cells_from(*_pairs(t, r, int(r.max()) + 1), s)
+    return cells_from(*distinct_pairs(t, r, int(r.max()) + 1), s)
 
 
-def _cells_from(
+def cells_from(
     pair_t: IntArray, pair_r: IntArray, inverse: IntArray, scores: FloatArray
 ) -> tuple[IntArray, IntArray, FloatArray, int, int]:
-    """Return _cells' result from the distinct (target, rater) pairs of non-empty data."""
-    cell_t, targets = _compact(pair_t, int(pair_t.max()) + 1)
-    cell_r, raters = _compact(pair_r, int(pair_r.max()) + 1)
+    """Return rating_cells' result from the distinct (target, rater) pairs of non-empty data."""
+    cell_t, targets = compact_codes(pair_t, int(pair_t.max()) + 1)
+    cell_r, raters = compact_codes(pair_r, int(pair_r.max()) + 1)
     mean = np.bincount(inverse, scores) / np.bincount(inverse)
     return cell_t, cell_r, mean, int(targets.size), int(raters.size)
 
@@ -111,7 +111,7 @@ def putka_q(targets: npt.ArrayLike, raters: npt.ArrayLike) -> tuple[float, float
     c_ii' counts raters shared by targets i and i' and k_i counts target i's
     raters. q = 0 when fully crossed and 1/k when raters are nested in targets.
     """
-    cell_t, cell_r, _, n_t, n_r = _cells(targets, raters)
+    cell_t, cell_r, _, n_t, n_r = rating_cells(targets, raters)
     if n_t == 0:
         return math.nan, math.nan
     return _putka_q_cells(cell_t, cell_r, n_t, n_r)
@@ -171,11 +171,11 @@ def _components_from_cells(
     # Absorb the larger factor so the dense reduced system stays small.
     # The kept factor's effects are determined up to a constant per component.
     if n_r <= n_t:
-        per_comp = _members(labels[n_t:], n_comp)
-        fit = _absorbed_fit(cell_t, n_t, [cell_r], [n_r], y, per_comp)
+        per_comp = label_members(labels[n_t:], n_comp)
+        fit = absorbed_fit(cell_t, n_t, [cell_r], [n_r], y, per_comp)
     else:
-        per_comp = _members(labels[:n_t], n_comp)
-        fit = _absorbed_fit(cell_r, n_r, [cell_t], [n_t], y, per_comp)
+        per_comp = label_members(labels[:n_t], n_comp)
+        fit = absorbed_fit(cell_r, n_r, [cell_t], [n_t], y, per_comp)
     sse = fit.sse
     n_j = np.bincount(cell_r, minlength=n_r).astype(np.float64)
     mean_r = np.bincount(cell_r, y, minlength=n_r) / n_j
@@ -203,7 +203,7 @@ def variance_components(
     observation is a rater's score for a target (e.g. a scorecard's mean over
     its questions). None with fewer than two targets.
     """
-    cell_t, cell_r, y, n_t, n_r = _cells(targets, raters, scores)
+    cell_t, cell_r, y, n_t, n_r = rating_cells(targets, raters, scores)
     return _components_from_cells(cell_t, cell_r, y, n_t, n_r)
 
 
@@ -216,13 +216,13 @@ def g_qk(targets: npt.ArrayLike, raters: npt.ArrayLike, scores: npt.ArrayLike) -
     targets sharing raters. Fully crossed (q = 0) it equals the consistency
     ICC(3,k); fully nested (q = 1/k) it equals ICC(1,k).
     """
-    return _gqk_from_cells(*_cells(targets, raters, scores))
+    return gqk_from_cells(*rating_cells(targets, raters, scores))
 
 
-def _gqk_from_cells(
+def gqk_from_cells(
     cell_t: IntArray, cell_r: IntArray, y: FloatArray, n_t: int, n_r: int
 ) -> GqkResult:
-    """Return g_qk's result from _cells' (target, rater) cells and their mean scores."""
+    """Return g_qk's result from rating_cells' (target, rater) cells and their mean scores."""
     if n_t == 0:
         return GqkResult(None, math.nan, math.nan, None)
     q, k_h = _putka_q_cells(cell_t, cell_r, n_t, n_r)
@@ -254,7 +254,7 @@ def g_qk_interval(
     confidence: float = 0.95,
     whole: float | None = None,
 ) -> tuple[float, float] | None:
-    """Return a grouped-jackknife interval for G(q,k) from _cells' cells, or None.
+    """Return a grouped-jackknife interval for G(q,k) from rating_cells' cells, or None.
 
     ``whole``, G(q,k) of these cells when already computed, spares computing it again.
 
@@ -275,7 +275,7 @@ def g_qk_interval(
         return None
     rng = np.random.default_rng(seed)
     if whole is None:
-        whole = _gqk_from_cells(cell_t, cell_r, y, n_t, n_r).g
+        whole = gqk_from_cells(cell_t, cell_r, y, n_t, n_r).g
     if whole is None:
         return None
     used = n_t
@@ -307,8 +307,8 @@ def _subset_g(
     n_t: int,
     n_r: int,
 ) -> float | None:
-    t, _ = _compact(cell_t[keep], n_t)
-    r, _ = _compact(cell_r[keep], n_r)
+    t, _ = compact_codes(cell_t[keep], n_t)
+    r, _ = compact_codes(cell_r[keep], n_r)
     sub_t = int(t.max()) + 1 if t.size else 0
     sub_r = int(r.max()) + 1 if r.size else 0
-    return _gqk_from_cells(t, r, y[keep], sub_t, sub_r).g
+    return gqk_from_cells(t, r, y[keep], sub_t, sub_r).g

@@ -9,14 +9,14 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from scoring.calibration.stats._arrays import CONFIDENCE, BoolArray, FloatArray, IntArray, _safe_div
-from scoring.calibration.stats._json import _column, _rating_key
+from scoring.calibration.stats._arrays import CONFIDENCE, BoolArray, FloatArray, IntArray, safe_div
+from scoring.calibration.stats._json import json_column, rating_key
 from scoring.calibration.stats.agreement import (
-    _agreement_from,
+    agreement_from,
     chance_corrected_agreement,
     recommendation_agreement,
 )
-from scoring.calibration.stats.raters import AdditiveFit, _leniency_from, leniency
+from scoring.calibration.stats.raters import AdditiveFit, leniency, leniency_from
 from scoring.calibration.stats.separability import MIN_SHARED_SHARE, shared_question_share
 from scoring.calibration.stats.shrinkage import Shrinkage, shrink
 
@@ -48,12 +48,12 @@ def _distributions(
         key, count = np.unique(interviewer * values.size + code, return_counts=True)
         who, which = key // values.size, key % values.size
     for w, v, k in zip(who.tolist(), values[which].tolist(), count.tolist(), strict=True):
-        distributions[w][_rating_key(v)] = k
+        distributions[w][rating_key(v)] = k
     return distributions
 
 
 @dataclass(frozen=True)
-class _Flags:
+class InterviewerFlags:
     """Which interviewers are flagged, and the evidence behind it (per code)."""
 
     reported: BoolArray  # comparable and separable: has a severity to report
@@ -67,7 +67,7 @@ class _Flags:
     alpha: float  # the per-test level behind detectable (BH's next threshold)
 
 
-def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Flags:
+def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> InterviewerFlags:
     """Return the flags of the interviewers of one scope.
 
     1. Separable: comparable (in the main panel), not aliased with their
@@ -110,7 +110,9 @@ def severity_flags(fit: AdditiveFit, i: IntArray, qu: IntArray, n_q: int) -> _Fl
         int(np.count_nonzero(eligible)),
         int(np.count_nonzero(np.nan_to_num(q, nan=1.0) <= FLAG_FDR)),
     )
-    return _Flags(reported, separable, shared_share, p, q, flagged, shrunk, detectable, alpha)
+    return InterviewerFlags(
+        reported, separable, shared_share, p, q, flagged, shrunk, detectable, alpha
+    )
 
 
 def _robust_se(fit: AdditiveFit) -> FloatArray:
@@ -221,7 +223,7 @@ def interviewer_rows(
     n_i: int,
     n_q: int,
     ndigits: int | None,
-) -> tuple[list[dict[str, Any]], Shrinkage, IntArray, _Flags]:
+) -> tuple[list[dict[str, Any]], Shrinkage, IntArray, InterviewerFlags]:
     """Return one row per interviewer code, the severity shrinkage and the rating counts.
 
     Every interviewer-facing number reads positive = harsher: severity, its
@@ -230,16 +232,16 @@ def interviewer_rows(
     An interviewer without a separable severity gets no severity numbers at all.
     """
     int_n = np.bincount(i, minlength=n_i)
-    int_mean = _safe_div(np.bincount(i, y, minlength=n_i), int_n)
+    int_mean = safe_div(np.bincount(i, y, minlength=n_i), int_n)
     len_res = (
-        _leniency_from(card_loop, card_int, card_of, y, n_i)
+        leniency_from(card_loop, card_int, card_of, y, n_i)
         if y.size
         else leniency(lp, i, y, n_interviewers=n_i)
     )
     nan_i, zero_i = np.full(n_i, np.nan), np.zeros(n_i, dtype=np.int64)
     kappa, kappa_n, peer, peer_n = nan_i, zero_i, nan_i, zero_i
     if rec is not None and loop_decision is not None and y.size:
-        agree, agree_n = _agreement_from(card_loop, card_int, card_of, rec, loop_decision, n_i)
+        agree, agree_n = agreement_from(card_loop, card_int, card_of, rec, loop_decision, n_i)
         chance = chance_corrected_agreement(card_loop, card_int, card_of, rec, loop_decision, n_i)
         kappa, kappa_n = chance.decision_kappa, chance.decision_n
         peer, peer_n = chance.peer_kappa, chance.peer_n
@@ -253,23 +255,29 @@ def interviewer_rows(
     hide = np.where(flags.reported, 1.0, np.nan)
     z = float(special.ndtri(0.5 + CONFIDENCE / 2))
     raw, raw_se = fit.severity * hide, fit.severity_se * hide
-    sev, sev_se = _column(raw, ndigits), _column(raw_se, ndigits)
-    sev_low, sev_high = _column(raw - z * raw_se, ndigits), _column(raw + z * raw_se, ndigits)
+    sev, sev_se = json_column(raw, ndigits), json_column(raw_se, ndigits)
+    sev_low, sev_high = (
+        json_column(raw - z * raw_se, ndigits),
+        json_column(raw + z * raw_se, ndigits),
+    )
     robust_se = _robust_se(fit) * hide
-    robust_col = _column(robust_se, ndigits)
-    named_low = _column(raw - z * robust_se, ndigits)
-    named_high = _column(raw + z * robust_se, ndigits)
-    shrunk_sev = _column(shrunk.shrunk, ndigits)
-    shrunk_low, shrunk_high = _column(shrunk.ci_low, ndigits), _column(shrunk.ci_high, ndigits)
-    sev_reliability = _column(shrunk.reliability, ndigits)
-    detectable = _column(flags.detectable, ndigits)
-    kappa_col, peer_col = _column(kappa, ndigits), _column(peer, ndigits)
-    p_values, q_values = _column(flags.p, ndigits), _column(flags.q, ndigits)
-    shared = _column(flags.shared_share, ndigits)
+    robust_col = json_column(robust_se, ndigits)
+    named_low = json_column(raw - z * robust_se, ndigits)
+    named_high = json_column(raw + z * robust_se, ndigits)
+    shrunk_sev = json_column(shrunk.shrunk, ndigits)
+    shrunk_low, shrunk_high = (
+        json_column(shrunk.ci_low, ndigits),
+        json_column(shrunk.ci_high, ndigits),
+    )
+    sev_reliability = json_column(shrunk.reliability, ndigits)
+    detectable = json_column(flags.detectable, ndigits)
+    kappa_col, peer_col = json_column(kappa, ndigits), json_column(peer, ndigits)
+    p_values, q_values = json_column(flags.p, ndigits), json_column(flags.q, ndigits)
+    shared = json_column(flags.shared_share, ndigits)
     within, within_se = fit.severity_within, fit.severity_within_se
-    within_col, within_se_col = _column(within, ndigits), _column(within_se, ndigits)
-    within_low = _column(within - z * within_se, ndigits)
-    within_high = _column(within + z * within_se, ndigits)
+    within_col, within_se_col = json_column(within, ndigits), json_column(within_se, ndigits)
+    within_low = json_column(within - z * within_se, ndigits)
+    within_high = json_column(within + z * within_se, ndigits)
     group_size = np.bincount(
         fit.interviewer_group[fit.interviewer_group >= 0],
         minlength=max(int(fit.interviewer_group.max(initial=-1)) + 1, 0),
@@ -278,12 +286,12 @@ def interviewer_rows(
     for code, (n_r_i, mean_i, len_i, lo_i, hi_i, len_n, ag, ag_n) in enumerate(
         zip(
             int_n.tolist(),
-            _column(int_mean, ndigits),
-            _column(len_res.leniency, ndigits),
-            _column(len_res.ci_low, ndigits),
-            _column(len_res.ci_high, ndigits),
+            json_column(int_mean, ndigits),
+            json_column(len_res.leniency, ndigits),
+            json_column(len_res.ci_low, ndigits),
+            json_column(len_res.ci_high, ndigits),
             len_res.n_candidates.tolist(),
-            _column(agree, ndigits),
+            json_column(agree, ndigits),
             agree_n.tolist(),
             strict=True,
         )
@@ -367,7 +375,7 @@ def _negated(value: float | None) -> float | None:
     return None if value is None else 0.0 - value
 
 
-def _flag_word(flags: _Flags, code: int) -> str | None:
+def _flag_word(flags: InterviewerFlags, code: int) -> str | None:
     if not flags.flagged[code]:
         return None
     return "harsh" if flags.shrunk.shrunk[code] > 0 else "lenient"

@@ -22,8 +22,8 @@ from scoring.calibration.stats._arrays import (
     CONFIDENCE,
     FloatArray,
     IntArray,
-    _compact,
-    _distinct_per,
+    compact_codes,
+    distinct_per,
 )
 
 ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
@@ -169,8 +169,8 @@ def largest_complete_grid(
     # A question can be complete only if it has at least as many ratings as
     # its candidates times its interviewers: keep only those before sorting.
     per_question = np.bincount(question, minlength=n_questions)
-    n_cand = _distinct_per(question, candidate, n_questions, n_c)
-    n_int = _distinct_per(question, interviewer, n_questions, n_i)
+    n_cand = distinct_per(question, candidate, n_questions, n_c)
+    n_int = distinct_per(question, interviewer, n_questions, n_i)
     possible = (per_question >= n_cand * n_int) & (n_cand >= 2) & (n_int >= 2)
     if not possible.any():
         return None
@@ -201,8 +201,8 @@ def largest_complete_grid(
     mean = np.bincount(cell_inverse, rating) / np.bincount(cell_inverse)
     mine = cell_q == best
     key, value = cell_key[mine], mean[mine]
-    rows, _ = _compact((key // n_i) % n_c, n_c)
-    cols, _ = _compact(key % n_i, n_i)
+    rows, _ = compact_codes((key // n_i) % n_c, n_c)
+    cols, _ = compact_codes(key % n_i, n_i)
     grid = np.full((int(rows.max()) + 1, int(cols.max()) + 1), np.nan)
     grid[rows, cols] = value
     return best, grid

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from scoring.calibration.stats._arrays import FloatArray, _codes, _size
+from scoring.calibration.stats._arrays import FloatArray, as_codes, code_count
 from scoring.calibration.stats.raters import AdditiveFit, fit_additive
 
 __all__ = ["PeriodSeverities", "period_severities"]
@@ -60,13 +60,13 @@ def period_severities(
     stated period). Only separable interviewers (stats.estimability) keep a
     severity; with fewer than two periods the change is NaN.
     """
-    p = _codes(period, "period")
-    i = _codes(interviewer, "interviewer")
+    p = as_codes(period, "period")
+    i = as_codes(interviewer, "interviewer")
     c, q = np.asarray(candidate), np.asarray(question)
     y = np.asarray(rating, dtype=np.float64)
     card = None if scorecard is None else np.asarray(scorecard)
-    n_p = _size(p, n_periods)
-    n_i = _size(i, n_interviewers)
+    n_p = code_count(p, n_periods)
+    n_i = code_count(i, n_interviewers)
     severity = np.full((n_p, n_i), np.nan)
     se = np.full((n_p, n_i), np.nan)
     fits = []

@@ -43,20 +43,20 @@ from scoring.calibration.stats._arrays import (
     BoolArray,
     FloatArray,
     IntArray,
-    _categories,
-    _codes,
-    _floats,
-    _kept,
-    _same_length,
-    _size,
-    _stable_order,
-    _unique_inverse,
+    as_codes,
+    as_floats,
+    code_count,
+    kept_where,
+    same_length,
+    stable_order,
+    unique_categories,
+    unique_inverse,
 )
 from scoring.calibration.stats.agreement import LEVELS
 from scoring.calibration.stats.question_alpha_bootstrap import (
     MAX_BOOTSTRAP_CATEGORIES,
-    _sum_by,
     question_alpha_intervals,
+    sum_by,
 )
 
 __all__ = [
@@ -94,7 +94,7 @@ class QuestionAlpha:
 
 
 @dataclass(frozen=True)
-class _Units:
+class AlphaUnits:
     """Pairable values sorted by unit, each value's interviewer, each unit's loop and question."""
 
     unit: IntArray  # compact unit 0..n_units-1 per value
@@ -111,7 +111,7 @@ class _Units:
 
 
 @dataclass(frozen=True)
-class _Estimate:
+class AlphaEstimate:
     """The point estimates and what the intervals reuse of them.
 
     ``expected`` is per level sum_q n_q D_e,q over the questions counted;
@@ -210,12 +210,12 @@ def question_alphas(
         raise ValueError("resamples cannot be negative")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be within (0, 1), not {confidence}")
-    lp = _codes(loop, "loop")
-    qu = _codes(question, "question")
-    iv = _codes(interviewer, "interviewer")
-    y = _floats(rating, "rating")
-    _same_length(loop=lp, question=qu, interviewer=iv, rating=y)
-    n_q = _size(qu, n_questions)
+    lp = as_codes(loop, "loop")
+    qu = as_codes(question, "question")
+    iv = as_codes(interviewer, "interviewer")
+    y = as_floats(rating, "rating")
+    same_length(loop=lp, question=qu, interviewer=iv, rating=y)
+    n_q = code_count(qu, n_questions)
     units = _pairable_units(lp, qu, iv, y, n_q)
     low, high = _scale_bounds(scale_min, scale_max, n_q, np.unique(units.question))
 
@@ -253,20 +253,20 @@ def question_alphas(
 
 def _pairable_units(
     loop: IntArray, question: IntArray, interviewer: IntArray, rating: FloatArray, n_q: int
-) -> _Units:
+) -> AlphaUnits:
     """Return the pairable values, one per (unit, interviewer), sorted by unit."""
     width = max(n_q, 1)
-    key, coder, value = _kept(~np.isnan(rating), loop * width + question, interviewer, rating)
+    key, coder, value = kept_where(~np.isnan(rating), loop * width + question, interviewer, rating)
     # A stable sort, so the first rating of a (unit, interviewer) comes first,
-    # as agreement._unit_values does; the interviewer is kept for the intervals.
-    order = _stable_order(key, coder)
+    # as agreement.unit_values does; the interviewer is kept for the intervals.
+    order = stable_order(key, coder)
     key, coder, value = key[order], coder[order], value[order]
     first = np.ones(key.size, dtype=bool)
     first[1:] = (key[1:] != key[:-1]) | (coder[1:] != coder[:-1])
     key, coder, value = key[first], coder[first], value[first]
     if key.size == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return _Units(empty, value, empty, empty, empty, empty, 0)
+        return AlphaUnits(empty, value, empty, empty, empty, empty, 0)
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     m = np.diff(np.r_[starts, key.size]).astype(np.int64)
     keep_unit = m >= 2
@@ -276,13 +276,13 @@ def _pairable_units(
     unit = np.repeat(np.arange(m.size, dtype=np.int64), m)
     unit_loop = unit_key // width
     if unit_loop.size:
-        loops, loop_index = _unique_inverse(unit_loop, int(unit_loop.max()) + 1)
+        loops, loop_index = unique_inverse(unit_loop, int(unit_loop.max()) + 1)
     else:
         loops, loop_index = unit_loop, unit_loop
-    return _Units(unit, value, coder, m, loop_index, unit_key % width, int(loops.size))
+    return AlphaUnits(unit, value, coder, m, loop_index, unit_key % width, int(loops.size))
 
 
-def _loop_subset(units: _Units, size: int, seed: int) -> _Units:
+def _loop_subset(units: AlphaUnits, size: int, seed: int) -> AlphaUnits:
     """Return the units of ``size`` loops drawn without replacement (seeded), loops recoded."""
     rng = np.random.default_rng([seed, size])
     keep_loop = np.zeros(units.n_loops, dtype=bool)
@@ -291,7 +291,7 @@ def _loop_subset(units: _Units, size: int, seed: int) -> _Units:
     keep_value = keep_unit[units.unit]
     renumber = np.cumsum(keep_unit) - 1
     loop_code = np.cumsum(keep_loop) - 1
-    return _Units(
+    return AlphaUnits(
         renumber[units.unit[keep_value]],
         units.value[keep_value],
         units.interviewer[keep_value],
@@ -330,7 +330,9 @@ def _scale_bounds(
 # --------------------------------------------------------------------------
 
 
-def _point_estimates(units: _Units, low: FloatArray, high: FloatArray, n_q: int) -> _Estimate:
+def _point_estimates(
+    units: AlphaUnits, low: FloatArray, high: FloatArray, n_q: int
+) -> AlphaEstimate:
     """Return the stratified alphas, each question's interval alpha and n, and their sums."""
     value_q = units.question[units.unit]
     n = np.bincount(value_q, minlength=n_q).astype(np.int64)
@@ -338,10 +340,12 @@ def _point_estimates(units: _Units, low: FloatArray, high: FloatArray, n_q: int)
     question_alpha = np.full(n_q, np.nan)
     if units.value.size == 0:
         nothing = np.zeros(0)
-        return _Estimate(alpha, question_alpha, n, {}, np.zeros(0, dtype=bool), nothing, nothing)
-    categories, cat = _categories(units.value)
+        return AlphaEstimate(
+            alpha, question_alpha, n, {}, np.zeros(0, dtype=bool), nothing, nothing
+        )
+    categories, cat = unique_categories(units.value)
     k = categories.size
-    cell, cell_of = _unique_inverse(value_q * k + cat, n_q * k)
+    cell, cell_of = unique_inverse(value_q * k + cat, n_q * k)
     cell_n = np.bincount(cell_of).astype(np.float64)
     cell_q = cell // k
     # A question with one value among its pairable values has no expected
@@ -353,12 +357,12 @@ def _point_estimates(units: _Units, low: FloatArray, high: FloatArray, n_q: int)
     sums: dict[str, tuple[FloatArray, FloatArray]] = {}
     # Nominal: disagreeing ordered pairs, m_u^2 - sum_c n_uc^2 within a unit
     # and n_q^2 - sum_c n_qc^2 within a question.
-    unit_cell, unit_cell_of = _unique_inverse(units.unit * k + cat, units.n_units * k)
+    unit_cell, unit_cell_of = unique_inverse(units.unit * k + cat, units.n_units * k)
     unit_cell_n = np.bincount(unit_cell_of).astype(np.float64)
     m = units.m.astype(np.float64)
-    same_u = _sum_by(unit_cell // k, unit_cell_n**2, units.n_units)
-    observed = _sum_by(units.question, (m * m - same_u) / (m - 1.0), n_q)
-    same_q = _sum_by(cell_q, cell_n**2, n_q)
+    same_u = sum_by(unit_cell // k, unit_cell_n**2, units.n_units)
+    observed = sum_by(units.question, (m * m - same_u) / (m - 1.0), n_q)
+    same_q = sum_by(cell_q, cell_n**2, n_q)
     sums["nominal"] = observed, (nf * nf - same_q) / below
     # Ordinal: the distance between c and k is M_k - M_c with the mid-rank
     # M_c = sum_{g<c} n_qg + n_qc / 2, so ordinal alpha is interval alpha on
@@ -379,11 +383,11 @@ def _point_estimates(units: _Units, low: FloatArray, high: FloatArray, n_q: int)
         if level == "interval":
             with np.errstate(divide="ignore", invalid="ignore"):
                 question_alpha = np.where(varies, 1.0 - obs / exp, np.nan)
-    return _Estimate(alpha, question_alpha, n, expected, varies[value_q], scaled, mid_rank)
+    return AlphaEstimate(alpha, question_alpha, n, expected, varies[value_q], scaled, mid_rank)
 
 
 def _squares(
-    units: _Units, value_q: IntArray, x: FloatArray, n_q: int
+    units: AlphaUnits, value_q: IntArray, x: FloatArray, n_q: int
 ) -> tuple[FloatArray, FloatArray]:
     """Return per question the halved n D_o and n D_e for squared differences of ``x``.
 
@@ -392,11 +396,11 @@ def _squares(
     and n D_e = n_q SS_q / (n_q - 1), both halved.
     """
     m = units.m.astype(np.float64)
-    unit_mean = _sum_by(units.unit, x, units.n_units) / m
+    unit_mean = sum_by(units.unit, x, units.n_units) / m
     dev = x - unit_mean[units.unit]
-    ss_u = _sum_by(units.unit, dev * dev, units.n_units)
-    observed = _sum_by(units.question, m * ss_u / (m - 1.0), n_q)
+    ss_u = sum_by(units.unit, dev * dev, units.n_units)
+    observed = sum_by(units.question, m * ss_u / (m - 1.0), n_q)
     n = np.bincount(value_q, minlength=n_q).astype(np.float64)
-    q_mean = _sum_by(value_q, x, n_q) / np.maximum(n, 1.0)
-    ss_q = _sum_by(value_q, (x - q_mean[value_q]) ** 2, n_q)
+    q_mean = sum_by(value_q, x, n_q) / np.maximum(n, 1.0)
+    ss_q = sum_by(value_q, (x - q_mean[value_q]) ** 2, n_q)
     return observed, n * ss_q / np.maximum(n - 1.0, 1.0)

@@ -85,13 +85,13 @@ from scoring.calibration.stats._arrays import (
     BoolArray,
     FloatArray,
     IntArray,
-    _categories,
-    _unique_inverse,
+    unique_categories,
+    unique_inverse,
 )
 from scoring.calibration.stats._bootstrap import count_weight_blocks
 
 if TYPE_CHECKING:  # question_alpha imports this module
-    from scoring.calibration.stats.question_alpha import _Estimate, _Units
+    from scoring.calibration.stats.question_alpha import AlphaEstimate, AlphaUnits
 
 __all__ = ["MAX_BOOTSTRAP_CATEGORIES", "question_alpha_intervals"]
 
@@ -108,8 +108,8 @@ _BLOCK_CELLS = 1_000_000
 
 
 def question_alpha_intervals(
-    units: _Units,
-    estimate: _Estimate,
+    units: AlphaUnits,
+    estimate: AlphaEstimate,
     low: FloatArray,
     high: FloatArray,
     *,
@@ -128,7 +128,7 @@ def question_alpha_intervals(
     estimate, or with fewer than two resamples that have expected
     disagreement, get None.
     """
-    categories, cat = _categories(units.value)
+    categories, cat = unique_categories(units.value)
     resample: Callable[[FloatArray], dict[str, FloatArray]]
     if categories.size <= MAX_BOOTSTRAP_CATEGORIES:
         resample = _Coincidences.build(units, categories, cat, low, high).alphas
@@ -177,18 +177,18 @@ def _loop_resamples(
 
 
 def _interviewer_variances(
-    units: _Units, estimate: _Estimate, cat: IntArray, n_values: int, levels: list[str]
+    units: AlphaUnits, estimate: AlphaEstimate, cat: IntArray, n_values: int, levels: list[str]
 ) -> dict[str, float]:
     """Return per level V_interviewers = 2 tr(Q^2) tr(S^2) / E^2 (module steps 3 and 4)."""
     keep = estimate.counted
     if not keep.any():
         return {}
     unit = units.unit[keep]
-    _, who = _unique_inverse(units.interviewer[keep], int(units.interviewer.max()) + 1)
+    _, who = unique_inverse(units.interviewer[keep], int(units.interviewer.max()) + 1)
     n_i = int(who.max()) + 1
     m = units.m[unit]
     mf = m.astype(np.float64)
-    _, card = _unique_inverse(units.loop[unit] * n_i + who, units.n_loops * n_i)
+    _, card = unique_inverse(units.loop[unit] * n_i + who, units.n_loops * n_i)
     # Every ordered pair (v, w) of values of one unit, v == w included (values
     # are sorted by unit, so a unit's values are consecutive).
     starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
@@ -202,7 +202,7 @@ def _interviewer_variances(
 
     n_j = np.bincount(who, minlength=n_i).astype(np.float64)
     a = sparse.csr_matrix(
-        sparse.diags(_sum_by(who, mf / (mf - 1.0), n_i)) - by_pairs(1.0 / (mf[v] - 1.0))
+        sparse.diags(sum_by(who, mf / (mf - 1.0), n_i)) - by_pairs(1.0 / (mf[v] - 1.0))
     )
     mm = sparse.csr_matrix(sparse.diags(n_j) - by_pairs(1.0 / mf[v]))
     # c = |M|^2 - sum over scorecards of |sum_v N_v|^2 (module step 4).
@@ -221,8 +221,8 @@ def _interviewer_variances(
             trace[level] = _nominal_trace(unit, who, card, cat[keep], n_values, v, w, mf, c)
         else:
             x = (estimate.scaled if level == "interval" else estimate.mid_rank)[keep]
-            dev = x - (_sum_by(unit, x, units.n_units) / units.m)[unit]
-            s = float(np.sum(_sum_by(who, dev, n_i) ** 2) - np.sum(np.bincount(card, dev) ** 2))
+            dev = x - (sum_by(unit, x, units.n_units) / units.m)[unit]
+            s = float(np.sum(sum_by(who, dev, n_i) ** 2) - np.sum(np.bincount(card, dev) ** 2))
             trace[level] = max(s / c, 0.0) ** 2
     out: dict[str, float] = {}
     for level, tr_s2 in trace.items():
@@ -242,7 +242,7 @@ def _frobenius(
     W = diag(1 / (n_q - 1)); |G|^2 = |W^(1/2) K'K W^(1/2)|^2 needs only the
     questions x questions K'K, never the interviewers x interviewers G.
     """
-    questions, q = _unique_inverse(question, int(question.max()) + 1)
+    questions, q = unique_inverse(question, int(question.max()) + 1)
     counts = sparse.csr_matrix((np.ones(who.size), (who, q)), shape=(n_i, questions.size))
     n_q = np.bincount(q).astype(np.float64)
     weight = 1.0 / (n_q - 1.0)  # every counted question has two values or more
@@ -285,7 +285,7 @@ def _nominal_trace(
 # --------------------------------------------------------------------------
 
 
-def _sum_by(index: IntArray, weights: FloatArray, size: int) -> FloatArray:
+def sum_by(index: IntArray, weights: FloatArray, size: int) -> FloatArray:
     """Return np.bincount(index, weights, size), typed as the floats it is."""
     return np.bincount(index, weights, minlength=size).astype(np.float64, copy=False)
 
@@ -354,14 +354,14 @@ class _Coincidences:
     @classmethod
     def build(
         cls,
-        units: _Units,
+        units: AlphaUnits,
         categories: FloatArray,
         cat: IntArray,
         low: FloatArray,
         high: FloatArray,
     ) -> _Coincidences:
         k = categories.size
-        cell, cell_of = _unique_inverse(units.unit * k + cat, units.n_units * k)
+        cell, cell_of = unique_inverse(units.unit * k + cat, units.n_units * k)
         n_cell = np.bincount(cell_of).astype(np.float64)
         cell_unit, cell_cat = cell // k, cell % k
         # Pair each cell with itself and the later cells of its unit (cells are
@@ -374,10 +374,10 @@ class _Coincidences:
         keep = product > 0
         i, j, product = i[keep], j[keep], product[keep]
         pair_unit = cell_unit[i]
-        questions, q_index = _unique_inverse(units.question, int(units.question.max()) + 1)
+        questions, q_index = unique_inverse(units.question, int(units.question.max()) + 1)
         n_q = int(questions.size)
         q = q_index[pair_unit]
-        column, column_of = _unique_inverse((q * k + cell_cat[i]) * k + cell_cat[j], n_q * k * k)
+        column, column_of = unique_inverse((q * k + cell_cat[i]) * k + cell_cat[j], n_q * k * k)
         f_q, f_c, f_k = column // (k * k), column // k % k, column % k
         n_loops = units.n_loops
         m = units.m.astype(np.float64)
@@ -484,15 +484,15 @@ class _Moments:
     n_questions: int
 
     @classmethod
-    def build(cls, units: _Units, low: FloatArray, high: FloatArray) -> _Moments:
-        questions, q_index = _unique_inverse(units.question, int(units.question.max()) + 1)
+    def build(cls, units: AlphaUnits, low: FloatArray, high: FloatArray) -> _Moments:
+        questions, q_index = unique_inverse(units.question, int(units.question.max()) + 1)
         value_q = q_index[units.unit]
         x = (units.value - low[questions][value_q]) / (high[questions] - low[questions])[value_q]
         n = np.bincount(value_q).astype(np.float64)
-        x -= (_sum_by(value_q, x, n.size) / n)[value_q]
+        x -= (sum_by(value_q, x, n.size) / n)[value_q]
         m = units.m.astype(np.float64)
-        s1 = _sum_by(units.unit, x, units.n_units)
-        s2 = _sum_by(units.unit, x * x, units.n_units)
+        s1 = sum_by(units.unit, x, units.n_units)
+        s2 = sum_by(units.unit, x * x, units.n_units)
         ss = s2 - s1 * s1 / m
 
         def by_question(columns: list[FloatArray]) -> sparse.csc_matrix:

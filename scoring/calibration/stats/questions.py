@@ -10,13 +10,13 @@ import numpy.typing as npt
 from scoring.calibration.stats._arrays import (
     FloatArray,
     IntArray,
-    _codes,
-    _floats,
-    _kept,
-    _safe_div,
-    _same_length,
-    _size,
-    _unique_inverse,
+    as_codes,
+    as_floats,
+    code_count,
+    kept_where,
+    safe_div,
+    same_length,
+    unique_inverse,
 )
 
 # Below 10 pairs a correlation is too unstable to show at all.
@@ -28,8 +28,8 @@ def _grouped_pearson(
 ) -> tuple[FloatArray, IntArray]:
     """Return the Pearson correlation of x and y within each key, and pair counts."""
     count = np.bincount(key, minlength=n_keys)
-    mx = _safe_div(np.bincount(key, x, minlength=n_keys), count)
-    my = _safe_div(np.bincount(key, y, minlength=n_keys), count)
+    mx = safe_div(np.bincount(key, x, minlength=n_keys), count)
+    my = safe_div(np.bincount(key, y, minlength=n_keys), count)
     dx = x - mx[key]
     dy = y - my[key]
     sxx = np.bincount(key, dx * dx, minlength=n_keys)
@@ -42,7 +42,7 @@ def _grouped_pearson(
     degenerate = (sxx <= 1e-12 * np.maximum(scale_x, 1e-300)) | (
         syy <= 1e-12 * np.maximum(scale_y, 1e-300)
     )
-    r = _safe_div(sxy, np.where(degenerate, 0.0, denom))
+    r = safe_div(sxy, np.where(degenerate, 0.0, denom))
     return np.clip(r, -1.0, 1.0), count.astype(np.int64)
 
 
@@ -75,18 +75,18 @@ def question_discrimination(
     3. With ``group_decision`` (1 hire, 0 no hire, NaN unknown, indexed by
        group code), also the point-biserial correlation with the decision.
     """
-    g = _codes(group, "group")
-    qu = _codes(question, "question")
-    y = _floats(rating, "rating")
-    _same_length(group=g, question=qu, rating=y)
-    g, qu, y = _kept(~np.isnan(y), g, qu, y)
-    n_q = _size(qu, n_questions)
+    g = as_codes(group, "group")
+    qu = as_codes(question, "question")
+    y = as_floats(rating, "rating")
+    same_length(group=g, question=qu, rating=y)
+    g, qu, y = kept_where(~np.isnan(y), g, qu, y)
+    n_q = code_count(qu, n_questions)
     empty_f = np.full(n_q, np.nan)
     empty_i = np.zeros(n_q, dtype=np.int64)
     if y.size == 0:
         return DiscriminationResult(empty_f, empty_i, empty_f.copy(), empty_i.copy())
     n_g = int(g.max()) + 1
-    key, inverse = _unique_inverse(g * n_q + qu, n_g * n_q)
+    key, inverse = unique_inverse(g * n_q + qu, n_g * n_q)
     cell_n = np.bincount(inverse).astype(np.float64)
     cell_sum = np.bincount(inverse, y)
     cell_g, cell_q = key // n_q, key % n_q
@@ -101,7 +101,7 @@ def question_discrimination(
 
     r_dec, n_dec = np.full(n_q, np.nan), np.zeros(n_q, dtype=np.int64)
     if group_decision is not None:
-        dec = _floats(group_decision, "group_decision")
+        dec = as_floats(group_decision, "group_decision")
         if dec.size < n_g:
             raise ValueError("group_decision must cover every group code")
         d = dec[cell_g]

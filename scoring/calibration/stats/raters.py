@@ -23,20 +23,20 @@ from scoring.calibration.stats._arrays import (
     BoolArray,
     FloatArray,
     IntArray,
-    _codes,
-    _compact,
-    _counts_matrix,
-    _floats,
-    _kept,
-    _nan_to_zero,
-    _pairs,
-    _safe_div,
-    _same_length,
-    _size,
+    as_codes,
+    as_floats,
+    code_count,
+    compact_codes,
+    counts_matrix,
+    distinct_pairs,
+    kept_where,
+    nan_to_zero,
+    safe_div,
+    same_length,
 )
-from scoring.calibration.stats._halo import _Cards, _halo_components, _row_bilinear
+from scoring.calibration.stats._halo import HaloCards, halo_components, row_bilinear
 from scoring.calibration.stats._interaction import interaction_variance
-from scoring.calibration.stats._least_squares import _absorbed_fit
+from scoring.calibration.stats._least_squares import absorbed_fit
 from scoring.calibration.stats.estimability import (
     fully_estimable,
     groups_from_components,
@@ -78,20 +78,20 @@ def leniency(
     Arrays are indexed by interviewer code; NaN where undefined (no candidate
     with a co-panelist; the interval needs two candidates).
     """
-    g = _codes(group, "group")
-    i = _codes(interviewer, "interviewer")
-    y = _floats(rating, "rating")
-    _same_length(group=g, interviewer=i, rating=y)
+    g = as_codes(group, "group")
+    i = as_codes(interviewer, "interviewer")
+    y = as_floats(rating, "rating")
+    same_length(group=g, interviewer=i, rating=y)
     keep = ~np.isnan(y)
     g, i, y = g[keep], i[keep], y[keep]
-    n_i = _size(i, n_interviewers)
+    n_i = code_count(i, n_interviewers)
     nan = np.full(n_i, np.nan)
     if y.size == 0:
         return LeniencyResult(nan, nan.copy(), nan.copy(), np.zeros(n_i, dtype=np.int64))
-    return _leniency_from(*_pairs(g, i, int(i.max()) + 1), y, n_i, confidence)
+    return leniency_from(*distinct_pairs(g, i, int(i.max()) + 1), y, n_i, confidence)
 
 
-def _leniency_from(
+def leniency_from(
     cell_g: IntArray,
     cell_i: IntArray,
     inverse: IntArray,
@@ -101,16 +101,16 @@ def _leniency_from(
 ) -> LeniencyResult:
     """Return leniency from the distinct (group, interviewer) pairs of non-empty ratings."""
     cell_mean = np.bincount(inverse, y) / np.bincount(inverse)
-    cg, _ = _compact(cell_g, int(cell_g.max()) + 1)
+    cg, _ = compact_codes(cell_g, int(cell_g.max()) + 1)
     panel = np.bincount(cg).astype(np.float64)
     total = np.bincount(cg, cell_mean)
     shared = panel[cg] >= 2
     gap = cell_mean[shared] - (total[cg][shared] - cell_mean[shared]) / (panel[cg][shared] - 1)
     who = cell_i[shared]
     count = np.bincount(who, minlength=n_i)
-    mean = _safe_div(np.bincount(who, gap, minlength=n_i), count)
+    mean = safe_div(np.bincount(who, gap, minlength=n_i), count)
     dev = gap - mean[who]
-    var = _safe_div(np.bincount(who, dev * dev, minlength=n_i), count - 1)
+    var = safe_div(np.bincount(who, dev * dev, minlength=n_i), count - 1)
     with np.errstate(invalid="ignore"):
         t_crit = special.stdtrit(np.where(count >= 2, count - 1, 1), 1.0 - (1.0 - confidence) / 2.0)
     half = np.where(
@@ -150,7 +150,7 @@ class AdditiveFit:
     n_components: int
     main_share: float
     # The residual split into a scorecard halo shared by a card's ratings and
-    # the rest (see _halo_components); NaN when the design cannot tell them apart.
+    # the rest (see halo_components); NaN when the design cannot tell them apart.
     halo_variance: float = math.nan
     within_variance: float = math.nan
     # Estimability (stats.estimability), per interviewer code: the group of
@@ -183,7 +183,7 @@ def panel_components(
     The main component is the one holding most ratings (-1 when no ratings).
     """
     size = n_candidates + n_interviewers
-    graph = _counts_matrix(candidate, interviewer + n_candidates, (size, size))
+    graph = counts_matrix(candidate, interviewer + n_candidates, (size, size))
     n_comp, labels = connected_components(graph, directed=False)
     if candidate.size == 0:
         return labels[:n_candidates].astype(np.int64), labels[n_candidates:].astype(np.int64), -1
@@ -211,7 +211,7 @@ def fit_additive(
     1. Find the candidate-interviewer components; fit only the one with most
        ratings (others are marked not comparable).
     2. Absorb the candidate effects and solve the reduced normal equations
-       for interviewer and question effects exactly (see _absorbed_fit).
+       for interviewer and question effects exactly (see absorbed_fit).
     3. adjusted_c = mean_c - mean over c's ratings of (interviewer + question
        effect); its variance is sigma^2 / n_c + xbar_c' Cov(b) xbar_c, exact
        under the model because the candidate mean and the within-candidate
@@ -219,23 +219,27 @@ def fit_additive(
     4. Ratings on one scorecard share a halo (the interviewer's overall
        impression of that candidate), so residuals are not independent: the
        residual splits into a scorecard variance and a within-card one
-       (_halo_components), and the standard errors are those of these
+       (halo_components), and the standard errors are those of these
        least-squares estimates under that covariance (stats._halo).
        ``scorecard`` gives each rating's card (default: one card per
        candidate and interviewer).
     """
-    c = _codes(candidate, "candidate")
-    i = _codes(interviewer, "interviewer")
-    q = _codes(question, "question")
-    y = _floats(rating, "rating")
-    _same_length(candidate=c, interviewer=i, question=q, rating=y)
+    c = as_codes(candidate, "candidate")
+    i = as_codes(interviewer, "interviewer")
+    q = as_codes(question, "question")
+    y = as_floats(rating, "rating")
+    same_length(candidate=c, interviewer=i, question=q, rating=y)
     if scorecard is None:
         card = np.unique(c * (int(i.max()) + 1 if i.size else 1) + i, return_inverse=True)[1]
     else:
-        card = _codes(scorecard, "scorecard")
-        _same_length(candidate=c, scorecard=card)
-    c, i, q, y, card = _kept(~np.isnan(y), c, i, q, y, card)
-    n_c, n_i, n_q = _size(c, n_candidates), _size(i, n_interviewers), _size(q, n_questions)
+        card = as_codes(scorecard, "scorecard")
+        same_length(candidate=c, scorecard=card)
+    c, i, q, y, card = kept_where(~np.isnan(y), c, i, q, y, card)
+    n_c, n_i, n_q = (
+        code_count(c, n_candidates),
+        code_count(i, n_interviewers),
+        code_count(q, n_questions),
+    )
 
     def nans(size: int) -> FloatArray:
         return np.full(size, np.nan)
@@ -264,22 +268,22 @@ def fit_additive(
             severity_se_robust=nans(n_i),
         )
     n_comp = int(np.unique(cand_label[c]).size)
-    c_m, i_m, q_m, y_m, card_m = _kept(cand_label[c] == main, c, i, q, y, card)
-    sc, _ = _compact(card_m, int(card.max()) + 1)
-    cc, cand_codes = _compact(c_m, n_c)
-    ic, int_codes = _compact(i_m, n_i)
-    qc, q_codes = _compact(q_m, n_q)
+    c_m, i_m, q_m, y_m, card_m = kept_where(cand_label[c] == main, c, i, q, y, card)
+    sc, _ = compact_codes(card_m, int(card.max()) + 1)
+    cc, cand_codes = compact_codes(c_m, n_c)
+    ic, int_codes = compact_codes(i_m, n_i)
+    qc, q_codes = compact_codes(q_m, n_q)
     n_cm, n_im, n_qm = cand_codes.size, int_codes.size, q_codes.size
 
-    cards = _Cards.of(sc, cc, n_cm, ic)
-    fit = _absorbed_fit(
+    cards = HaloCards.of(sc, cc, n_cm, ic)
+    fit = absorbed_fit(
         cc, n_cm, [ic, qc], [n_im, n_qm], y_m,
         null_space=[np.arange(n_im), n_im + np.arange(n_qm)], weights=cards.mean_size,
         find_aliases=True,
     )  # fmt: skip
     df = int(y_m.size - n_cm - fit.rank)
     sigma2 = fit.sse / df if df > 0 else math.nan
-    halo = _halo_components(cards, ic, n_im, qc, n_qm, y_m, fit, df)
+    halo = halo_components(cards, ic, n_im, qc, n_qm, y_m, fit, df)
     blocks = [slice(0, n_im), slice(n_im, n_im + n_qm)]
     n_per_cand = np.bincount(cc, minlength=n_cm).astype(np.float64)
     if fit.cov_unscaled is not None:
@@ -290,10 +294,10 @@ def fit_additive(
         quad = _row_quadratic_form(fit.xbar, cov_beta, blocks)
         # Cov(candidate mean, its correction): zero when a candidate's cards
         # are all the same size, else through the halo of unequal cards.
-        cross = halo.card * _row_bilinear(halo.card_weighted, fit.cov_unscaled, fit.xbar)
+        cross = halo.card * row_bilinear(halo.card_weighted, fit.cov_unscaled, fit.xbar)
     else:
         # Large problems: ignore covariances between effects (slightly optimistic).
-        inv_diag = _nan_to_zero(_safe_div(np.ones(fit.reduced_diag.size), fit.reduced_diag))
+        inv_diag = nan_to_zero(safe_div(np.ones(fit.reduced_diag.size), fit.reduced_diag))
         var_beta = halo.within * inv_diag + halo.card * halo.wtw_diag * inv_diag**2
         quad = np.asarray(fit.xbar.multiply(fit.xbar) @ var_beta).ravel()
         cross = np.zeros(n_cm)

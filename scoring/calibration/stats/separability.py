@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.calibration.stats._arrays import FloatArray, IntArray, _dense_keys, _safe_div
+from scoring.calibration.stats._arrays import FloatArray, IntArray, dense_keys, safe_div
 
 __all__ = ["MIN_OTHER_ASKERS", "MIN_SHARED_SHARE", "shared_question_share"]
 
@@ -44,11 +44,11 @@ def shared_question_share(
     if interviewer.size == 0:
         return np.full(n_interviewers, np.nan)
     key = question * n_interviewers + interviewer
-    if _dense_keys(key.size, n_questions * n_interviewers):
+    if dense_keys(key.size, n_questions * n_interviewers):
         asked = np.bincount(key, minlength=n_questions * n_interviewers) > 0
         askers = asked.reshape(n_questions, n_interviewers).sum(axis=1)
     else:
         askers = np.bincount(np.unique(key) // n_interviewers, minlength=n_questions)
     shared = (askers[question] - 1 >= min_others).astype(np.float64)
     ratings = np.bincount(interviewer, minlength=n_interviewers)
-    return _safe_div(np.bincount(interviewer, shared, minlength=n_interviewers), ratings)
+    return safe_div(np.bincount(interviewer, shared, minlength=n_interviewers), ratings)

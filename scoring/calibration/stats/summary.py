@@ -8,7 +8,6 @@ per-candidate row dicts with flags; ``to_jsonable`` makes numpy values plain.
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -19,25 +18,34 @@ from scoring.calibration.stats._arrays import (
     CONFIDENCE,
     FloatArray,
     IntArray,
-    _codes,
-    _floats,
-    _group_extremes,
-    _kept,
-    _pairs,
-    _safe_div,
-    _same_length,
-    _size,
-    _unique_inverse,
+    as_codes,
+    as_floats,
+    code_count,
+    distinct_pairs,
+    group_extremes,
+    kept_where,
+    safe_div,
+    same_length,
+    unique_inverse,
 )
-from scoring.calibration.stats._json import _column, to_jsonable
+from scoring.calibration.stats._json import json_column, to_jsonable
 from scoring.calibration.stats.agreement import (
-    _alphas_from_pairable,
-    _fleiss_sorted,
-    _pairable,
-    _unit_values,
+    alphas_from_pairable,
+    fleiss_sorted,
+    pairable_values,
+    unit_values,
 )
-from scoring.calibration.stats.gtheory import _cells, _cells_from, _gqk_from_cells, g_qk_interval
-from scoring.calibration.stats.interviewers import DETECTABLE_POWER, _Flags, interviewer_rows
+from scoring.calibration.stats.gtheory import (
+    cells_from,
+    g_qk_interval,
+    gqk_from_cells,
+    rating_cells,
+)
+from scoring.calibration.stats.interviewers import (
+    DETECTABLE_POWER,
+    InterviewerFlags,
+    interviewer_rows,
+)
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
 from scoring.calibration.stats.question_alpha import (
     QUESTION_ALPHA_RESAMPLES,
@@ -129,11 +137,11 @@ def _alpha_by_question(
         tops = np.nan_to_num(given, nan=0.0).astype(np.int64)
         width = int(tops.max()) + 1 if tops.size else 1
         key = question * width + tops
-        strata, stratum = _unique_inverse(key, max(int(key.max()) + 1 if key.size else 1, 1))
+        strata, stratum = unique_inverse(key, max(int(key.max()) + 1 if key.size else 1, 1))
         top_of = (strata % width).astype(np.float64)
         low = low[strata // width]
     n_s = int(stratum.max()) + 1 if stratum.size else 0
-    seen_low, seen_high = _group_extremes(stratum, rating, n_s)
+    seen_low, seen_high = group_extremes(stratum, rating, n_s)
     bottom, top = np.fmin(low[:n_s], seen_low), np.fmax(top_of[:n_s], seen_high)
     top = np.where(top > bottom, top, bottom + 1.0)
     return question_alphas(
@@ -196,21 +204,21 @@ def _reliability(
     """Return the body's reliability block and the number of scorecards.
 
     Units are (loop, question) and coders interviewers; ``cards`` are the
-    distinct (loop, interviewer) pairs with each rating's pair (see _pairs).
+    distinct (loop, interviewer) pairs with each rating's pair (see distinct_pairs).
     """
     unit = lp * max(n_q, 1) + qu
-    unit_sorted, unit_value = _unit_values(unit, i, y)
-    pairable = _pairable(unit_sorted, unit_value)
+    unit_sorted, unit_value = unit_values(unit, i, y)
+    pairable = pairable_values(unit_sorted, unit_value)
     alpha = _alpha_by_question(
         lp, qu, i, y, bottom, top, rating_scale, resamples=resamples, seed=seed
     )
-    kappa = _fleiss_sorted(unit_sorted, unit_value)
+    kappa = fleiss_sorted(unit_sorted, unit_value)
     card_loop, card_int, card_of = cards
     if y.size:
-        cell_t, cell_r, cell_y, n_t, n_r = _cells_from(card_loop, card_int, card_of, y)
+        cell_t, cell_r, cell_y, n_t, n_r = cells_from(card_loop, card_int, card_of, y)
     else:
-        cell_t, cell_r, cell_y, n_t, n_r = _cells(lp, i, y)
-    gqk = _gqk_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
+        cell_t, cell_r, cell_y, n_t, n_r = rating_cells(lp, i, y)
+    gqk = gqk_from_cells(cell_t, cell_r, cell_y, n_t, n_r)
     gqk_ci = (
         g_qk_interval(cell_t, cell_r, cell_y, n_t, n_r, seed=seed, whole=gqk.g)
         if gqk.g is not None
@@ -249,7 +257,7 @@ def _reliability(
         "krippendorff_alpha_ci95": {
             level: None if bounds is None else list(bounds) for level, bounds in alpha.ci.items()
         },
-        "krippendorff_alpha_pooled": _alphas_from_pairable(pairable),
+        "krippendorff_alpha_pooled": alphas_from_pairable(pairable),
         "pairable_units": pairable.n_units,
         "fleiss_kappa": kappa,
         "fleiss_kappa_reason": None
@@ -323,12 +331,12 @@ def summarise(
     Lists are indexed by code; entities without ratings get zero counts and
     nulls. Floats are rounded to ``ndigits`` (None: unrounded).
     """
-    c = _codes(candidate, "candidate")
-    i = _codes(interviewer, "interviewer")
-    qu = _codes(question, "question")
-    y = _floats(rating, "rating")
-    lp = c if loop is None else _codes(loop, "loop")
-    rec = None if recommendation is None else _floats(recommendation, "recommendation")
+    c = as_codes(candidate, "candidate")
+    i = as_codes(interviewer, "interviewer")
+    qu = as_codes(question, "question")
+    y = as_floats(rating, "rating")
+    lp = c if loop is None else as_codes(loop, "loop")
+    rec = None if recommendation is None else as_floats(recommendation, "recommendation")
     arrays: dict[str, np.ndarray] = {
         "candidate": c,
         "interviewer": i,
@@ -338,18 +346,22 @@ def summarise(
     }
     if rec is not None:
         arrays["recommendation"] = rec
-    rating_scale = None if rating_scale_max is None else _floats(rating_scale_max, "scale")
+    rating_scale = None if rating_scale_max is None else as_floats(rating_scale_max, "scale")
     if rating_scale is not None:
         arrays["rating_scale_max"] = rating_scale
-    _same_length(**arrays)
-    n_c, n_i, n_q = _size(c, n_candidates), _size(i, n_interviewers), _size(qu, n_questions)
+    same_length(**arrays)
+    n_c, n_i, n_q = (
+        code_count(c, n_candidates),
+        code_count(i, n_interviewers),
+        code_count(qu, n_questions),
+    )
     keep = np.isfinite(y)
-    c, i, qu, y, lp = _kept(keep, c, i, qu, y, lp)
+    c, i, qu, y, lp = kept_where(keep, c, i, qu, y, lp)
     if rec is not None:
-        (rec,) = _kept(keep, rec)
+        (rec,) = kept_where(keep, rec)
     if rating_scale is not None:
-        (rating_scale,) = _kept(keep, rating_scale)
-    dec = None if decision is None else _floats(decision, "decision")
+        (rating_scale,) = kept_where(keep, rating_scale)
+    dec = None if decision is None else as_floats(decision, "decision")
     if dec is not None and dec.size < n_c:
         raise ValueError("decision must have one entry per candidate code")
 
@@ -361,8 +373,8 @@ def summarise(
 
     if scale_max is None and rating_scale is not None:
         # A question's top: the highest of its ratings' scales (where given).
-        scaled_q, scales = _kept(np.isfinite(rating_scale), qu, rating_scale)
-        _, top = _group_extremes(scaled_q, scales, n_q)
+        scaled_q, scales = kept_where(np.isfinite(rating_scale), qu, rating_scale)
+        _, top = group_extremes(scaled_q, scales, n_q)
         top[np.isinf(top)] = np.nan
     else:
         top = _per_entity(
@@ -374,46 +386,38 @@ def summarise(
 
     # Scorecards: the distinct (loop, interviewer) pairs, shared by G(q,k),
     # leniency and recommendation agreement.
-    cards = _pairs(lp, i, n_i) if y.size else (np.zeros(0, np.int64),) * 3
+    cards = distinct_pairs(lp, i, n_i) if y.size else (np.zeros(0, np.int64),) * 3
     card_loop, card_int, card_of = cards
 
-    # 1. Reliability, on a second thread while the model is fitted (step 2): the
-    # two share nothing but their inputs, and numpy's array operations and
-    # scipy's sparse products release the GIL, so on a million ratings the alpha
-    # bootstrap and the variance components take no time of their own.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        agreement = pool.submit(
-            _reliability, c, i, qu, y, lp, cards, n_q=n_q, bottom=bottom, top=top,
-            rating_scale=rating_scale, resamples=bootstrap_resamples, seed=seed,
-        )  # fmt: skip
-        discriminating = pool.submit(
-            question_discrimination, lp, qu, y, n_questions=n_q, group_decision=loop_decision
-        )
+    # 1. Reliability.
+    reliability, scorecards = _reliability(
+        c, i, qu, y, lp, cards, n_q=n_q, bottom=bottom, top=top,
+        rating_scale=rating_scale, resamples=bootstrap_resamples, seed=seed,
+    )  # fmt: skip
+    disc = question_discrimination(lp, qu, y, n_questions=n_q, group_decision=loop_decision)
 
-        # 2. Interviewers.
-        fit = fit_additive(
-            c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
-            scorecard=card_of,
-        )  # fmt: skip
-        interviewers, shrunk, int_n, int_flags = interviewer_rows(
-            fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
-            ndigits,
-        )  # fmt: skip
-        # 4. Candidates, while the reliability thread may still be running.
-        c_n = np.bincount(c, minlength=n_c)
-        c_mean = _safe_div(np.bincount(c, y, minlength=n_c), c_n)
-        candidates = _candidate_rows(fit, c_n, c_mean, ndigits)
-        reliability, scorecards = agreement.result()
-        disc = discriminating.result()
+    # 2. Interviewers.
+    fit = fit_additive(
+        c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
+        scorecard=card_of,
+    )  # fmt: skip
+    interviewers, shrunk, int_n, int_flags = interviewer_rows(
+        fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
+        ndigits,
+    )  # fmt: skip
+    # 4. Candidates.
+    c_n = np.bincount(c, minlength=n_c)
+    c_mean = safe_div(np.bincount(c, y, minlength=n_c), c_n)
+    candidates = _candidate_rows(fit, c_n, c_mean, ndigits)
 
     # 3. Questions.
     q_n = np.bincount(qu, minlength=n_q)
-    q_mean = _safe_div(np.bincount(qu, y, minlength=n_q), q_n)
+    q_mean = safe_div(np.bincount(qu, y, minlength=n_q), q_n)
     q_dev = y - q_mean[qu] if y.size else y
-    q_sd = np.sqrt(_safe_div(np.bincount(qu, q_dev * q_dev, minlength=n_q), q_n - 1))
+    q_sd = np.sqrt(safe_div(np.bincount(qu, q_dev * q_dev, minlength=n_q), q_n - 1))
     rating_top = top[qu] if rating_scale is None else rating_scale
-    at_max = _safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
-    at_min = _safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)
+    at_max = safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
+    at_min = safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)
     ceiling_share = float(np.mean(y >= rating_top)) if y.size else math.nan
     low_disc = (disc.with_rest < LOW_DISCRIMINATION) & (
         disc.with_rest_pairs >= LOW_DISCRIMINATION_MIN_PAIRS
@@ -422,16 +426,16 @@ def summarise(
     for code, (n_q_i, mean_q, sd_q, d_r, d_n, dd_r, dd_n, e_q, e_se, s_max, s_min) in enumerate(
         zip(
             q_n.tolist(),
-            _column(q_mean, ndigits),
-            _column(q_sd, ndigits),
-            _column(disc.with_rest, ndigits),
+            json_column(q_mean, ndigits),
+            json_column(q_sd, ndigits),
+            json_column(disc.with_rest, ndigits),
             disc.with_rest_pairs.tolist(),
-            _column(disc.with_decision, ndigits),
+            json_column(disc.with_decision, ndigits),
             disc.with_decision_pairs.tolist(),
-            _column(fit.easiness, ndigits),
-            _column(fit.easiness_se, ndigits),
-            _column(at_max, ndigits),
-            _column(at_min, ndigits),
+            json_column(fit.easiness, ndigits),
+            json_column(fit.easiness_se, ndigits),
+            json_column(at_max, ndigits),
+            json_column(at_min, ndigits),
             strict=True,
         )
     ):
@@ -499,7 +503,7 @@ def summarise(
     }
 
 
-def _detectable_summary(flags: _Flags) -> dict[str, Any]:
+def _detectable_summary(flags: InterviewerFlags) -> dict[str, Any]:
     """Return what the scope can detect: the median, over interviewers with a severity,
     of the smallest severity flagged with 80% probability, and at which test level."""
     values = flags.detectable[np.isfinite(flags.detectable)]
@@ -559,11 +563,11 @@ def _candidate_rows(
         for code, (n_c_i, raw, adj, adj_se, lo, hi, ok) in enumerate(
             zip(
                 c_n.tolist(),
-                _column(c_mean, ndigits),
-                _column(fit.adjusted, ndigits),
-                _column(fit.adjusted_se, ndigits),
-                _column(fit.adjusted - z * fit.adjusted_se, ndigits),
-                _column(fit.adjusted + z * fit.adjusted_se, ndigits),
+                json_column(c_mean, ndigits),
+                json_column(fit.adjusted, ndigits),
+                json_column(fit.adjusted_se, ndigits),
+                json_column(fit.adjusted - z * fit.adjusted_se, ndigits),
+                json_column(fit.adjusted + z * fit.adjusted_se, ndigits),
                 fit.candidate_comparable.tolist(),
                 strict=True,
             )

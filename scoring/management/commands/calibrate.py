@@ -1,10 +1,9 @@
-import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kit.models import Role
-from scoring.calibration import services
+from scoring.calibration import selectors, services
 from scoring.calibration.definitions import ALPHA, band
 
 
@@ -28,17 +27,16 @@ class Command(BaseCommand):
             roles = roles.filter(name__iexact=role)
             if not roles.exists():
                 raise CommandError(f"no role named '{role}'")
-        results = []
+        printed: list[str] = []
         for each in roles:
             job = services.calibration_run_now(role=each)
             snapshot = job.snapshot
             if snapshot is None:
                 continue
             if json:
-                # Print the result as stored (jsonb orders its keys), as the API serves it.
-                snapshot.refresh_from_db(fields=["result"])
-            results.append(snapshot.result)
-            if not json:
+                # The result as stored (jsonb orders its keys), as the API serves it.
+                printed.append(selectors.snapshot_text(pk=snapshot.pk))
+            else:
                 inputs = snapshot.result["inputs"]
                 alpha = snapshot.result["reliability"]["krippendorff_alpha"]["interval"]
                 alpha_band = band(ALPHA, alpha)
@@ -49,9 +47,4 @@ class Command(BaseCommand):
                     + (f" ({alpha_band.reads})" if alpha_band else "")
                 )
         if json:
-            document = results[0] if len(results) == 1 else results
-            self.stdout.write(_dumps(document))
-
-
-def _dumps(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False)
+            self.stdout.write(printed[0] if len(printed) == 1 else "[" + ",\n".join(printed) + "]")

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from core.webhooks import services
 from core.webhooks.models import EventType, WebhookSubscription
 from tests.core.webhooks.receiver import Receiver, receiving
-from tests.scoring.helpers import Built, Seat, build_loop
+from tests.support.loops import Built, Seat, build_loop
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from scoring.calibration import services as calibration
 from scoring.models import CalibrationSnapshot, Scorecard
 from scoring.scorecards import services as scorecards
 from tests.core.webhooks.receiver import Receiver
-from tests.scoring.helpers import Built, ratings_for, submitted
+from tests.scoring.helpers import ratings_for, submitted
+from tests.support.loops import Built
 
 SUMMARY = "Strong on sharding; weak on cost."
 NOTES = "Mentioned her previous employer"

@@ -21,7 +21,8 @@ from scoring.calibration import services as calibration
 from scoring.scorecards import services as scorecards
 from tests.conftest import client_for
 from tests.core.webhooks.receiver import Receiver
-from tests.scoring.helpers import Built, Seat, build_loop, ratings_for, submitted
+from tests.scoring.helpers import ratings_for, submitted
+from tests.support.loops import Built, Seat, build_loop
 
 PHONE = "+44 20 7946 0958"
 EMAIL = "c@example.com"

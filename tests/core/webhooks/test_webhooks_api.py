@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from config.token_auth import token_issue
-from core.idempotency import IdempotentRequest
+from core.accounts.tokens import token_issue
+from core.api.idempotency import IdempotentRequest
 from core.models import AuditEvent
 from core.webhooks import services
 from core.webhooks.api import SECRET_NOT_KEPT

@@ -6,7 +6,7 @@ from datetime import time
 import pytest
 from django.core.exceptions import ValidationError
 
-from config.exceptions import Conflict
+from core.api.exceptions import Conflict
 from core.models import AuditEvent
 from core.permissions import HIRING_MANAGER, INTERVIEWER
 from interviews.models import Panelist

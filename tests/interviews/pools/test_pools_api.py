@@ -4,7 +4,7 @@ and POST /api/v1/loops/{id}/staff/ (and accept/)."""
 import pytest
 from rest_framework.test import APIClient
 
-from core.api_tokens import token_issue
+from core.accounts.tokens import token_issue
 from core.models import AuditEvent
 from core.permissions import HIRING_MANAGER
 from interviews.models import Panelist

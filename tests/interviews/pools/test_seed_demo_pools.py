@@ -2,12 +2,14 @@
 
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 
 from interviews.pools.models import InterviewerLimits, Pool, TrainingSeat
 from interviews.pools.selectors import progress
 
 
+@pytest.mark.slow  # seed_demo
 def test_the_demo_has_a_pool_a_trainee_midway_and_someone_at_their_limit(db):
     call_command("seed_demo", "--password", "demo", stdout=StringIO())
     pool = Pool.objects.get()

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import TestCase
 
-from config.exceptions import ApplicationError, Conflict
+from core.api.exceptions import ApplicationError, Conflict
 from core.models import AuditEvent
 from core.webhooks.models import WebhookEvent, WebhookSubscription
 from interviews.models import Interview, Loop, Panelist

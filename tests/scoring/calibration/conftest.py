@@ -1,28 +1,18 @@
 """Fixtures for the calibration tests: the role, and a panel imported and calibrated."""
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 
 from kit.models import Role
 from scoring.models import CalibrationJob, CalibrationSnapshot
-from tests.factories import RoleFactory
 from tests.scoring.calibration.helpers import ROLE, import_scorecards, lenient_panel_rows, write_csv
+from tests.support.factories import RoleFactory
 
 # The panel of `calibrated`: Ines and Omar are two of the six ordinary raters.
 PANEL = ["ines", "omar", "rater-3", "rater-4", "rater-5", "rater-6", "rater-x"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_throttle_counts() -> Iterator[None]:
-    # The API throttles through the cache, which outlives a test.
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -22,7 +22,8 @@ from interviews.models import Candidate, Interview, Loop
 from kit.models import Question, Role
 from scoring.models import CalibrationJob, CalibrationSnapshot, QuestionRating, Scorecard
 from tests.conftest import make_user
-from tests.scoring.helpers import Seat, build_loop, draft, submitted
+from tests.scoring.helpers import draft, submitted
+from tests.support.loops import Seat, build_loop
 
 ROLE = "AI Infrastructure Engineer"
 HEADER = ("candidate", "interviewer", "question", "rating")

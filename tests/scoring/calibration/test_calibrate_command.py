@@ -7,6 +7,7 @@ uses; none of them is PostgreSQL-only.
 """
 
 import datetime as dt
+import json
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,6 @@ from django.core.management.base import CommandError
 from kit.models import Role
 from scoring.calibration.definitions import ALPHA, band
 from scoring.models import CalibrationJob, CalibrationSnapshot
-from tests.factories import RoleFactory
 from tests.scoring.calibration.helpers import (
     ROLE,
     calibrate_json,
@@ -31,6 +31,7 @@ from tests.scoring.calibration.helpers import (
 )
 from tests.scoring.calibration.stats_data import FLEISS_WIKIPEDIA as FLEISS_1971
 from tests.scoring.calibration.stats_data import SHROUT_FLEISS_GRID as SHROUT_FLEISS_1979
+from tests.support.factories import RoleFactory
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four
 # observers (A-D) rate twelve units, with missing values. Rows are units, columns coders.
@@ -242,6 +243,17 @@ def test_it_refuses_an_unknown_role(role: Role) -> None:
 
     assert str(failure.value) == "no role named 'Astronaut'"
     assert counts() == before
+
+
+def test_the_json_printed_is_the_stored_snapshot_body(role: Role, tmp_path: Path) -> None:
+    l4 = write_csv(tmp_path / "l4.csv", grid_rows(SHROUT_FLEISS_1979, unit="Junior {n}"))
+    import_scorecards(l4, "--role", ROLE, "--scale-max", "10", "--level", "L4")
+    out = StringIO()
+
+    call_command("calibrate", "--json", "--role", ROLE, stdout=out)
+
+    stored = CalibrationSnapshot.objects.get(role=role, level=None)
+    assert json.loads(out.getvalue()) == stored.result
 
 
 def test_it_prints_a_list_when_it_calibrates_several_roles(role: Role, tmp_path: Path) -> None:

@@ -19,11 +19,11 @@ from kit.models import Level, Role
 from scoring.calibration import services
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import client_for, make_user
-from tests.factories import RoleFactory
 from tests.problems import NOT_ALLOWED, NOT_FOUND, detail, field_errors, not_signed_in
 from tests.scoring.calibration.conftest import PANEL, Calibrated
 from tests.scoring.calibration.helpers import ROLE, counts, import_scorecards, write_csv
-from tests.scoring.helpers import iso
+from tests.support.api import iso
+from tests.support.factories import RoleFactory
 
 LATEST = "/api/v1/calibration/latest/"
 HISTORY = "/api/v1/calibration/history/"

@@ -17,9 +17,9 @@ from scoring.calibration import jobs as calibration
 from scoring.calibration import services
 from scoring.models import CalibrationJob, CalibrationSnapshot, Scorecard
 from scoring.tasks import calibrate_task
-from tests.factories import RoleFactory
 from tests.scoring.calibration.conftest import Calibrated, panel_rows
 from tests.scoring.calibration.helpers import ROLE, counts, import_scorecards, write_csv
+from tests.support.factories import RoleFactory
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ from scoring.calibration.definitions import ALPHA, BANDS, DEFINITIONS, G_QK, ban
 from scoring.calibration.views import EXPORT_COLUMNS
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import make_user
-from tests.factories import RoleFactory
 from tests.integration.data import write_ratings_csv
 from tests.scoring.calibration.conftest import PANEL, Calibrated
 from tests.scoring.calibration.helpers import (
@@ -34,6 +33,7 @@ from tests.scoring.calibration.helpers import (
     tables,
     write_csv,
 )
+from tests.support.factories import RoleFactory
 
 DASHBOARD = "/calibration/"
 RUN = "/calibration/run/"

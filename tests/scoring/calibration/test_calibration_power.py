@@ -1,5 +1,5 @@
 """Labels on people that hold up (issue 16, item 7): flags, intervals and errors on
-realistic sparse rosters simulated with scoring.calibration.sparse_panels.
+realistic sparse rosters simulated with tests.support.sparse_panels.
 
 Each roster: 150 candidates, 50 interviewers of whom a quarter have 10 ratings or
 fewer, panels of 4, personal question repertoires, ratings 1-4 with a scorecard
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from scoring.calibration.sparse_panels import SparsePanels, expected_rating, simulate_sparse_panels
 from scoring.calibration.stats import summarise
+from tests.support.sparse_panels import SparsePanels, expected_rating, simulate_sparse_panels
 
 # Monte Carlo over 80 rosters per scenario: seconds per test.
 pytestmark = pytest.mark.slow

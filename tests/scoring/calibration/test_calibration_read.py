@@ -62,7 +62,7 @@ def reference_ratings(role: Role) -> list[tuple[Any, ...]]:
     """The scope's ratings read through the ORM, one sorted tuple per rating."""
     scores = calibration.RECOMMENDATION_SCORE
     decisions = calibration.DECISION_SCORE
-    read = QuestionRating.objects.filter(calibration._in_scope(role, None)).values_list(
+    read = QuestionRating.objects.filter(calibration.in_scope(role, None)).values_list(
         "scorecard__interview__loop__candidate_id",
         "scorecard__interviewer_id",
         "item__question_id",
@@ -99,7 +99,7 @@ def reference_marks(role: Role) -> dict[int | None, str]:
         "decided": Max("scorecard__interview__loop__decided_at"),
         "decisions": Count("scorecard__interview__loop__decided_at", distinct=True),
     }
-    rated = QuestionRating.objects.filter(calibration._in_scope(role, None))
+    rated = QuestionRating.objects.filter(calibration.in_scope(role, None))
     per_level = rated.values("scorecard__interview__loop__level_id").annotate(**mark).order_by()
     seats = calibration._seat_marks(visibility.open_seats({"role": role}))
     marks: dict[int | None, str] = {}

@@ -21,8 +21,8 @@ from kit import services as kit_services
 from kit.models import Question, Role
 from scoring.calibration import bulk
 from scoring.models import QuestionRating, Scorecard
-from tests.factories import RoleFactory, make_question
 from tests.scoring.calibration.helpers import ROLE, counts, import_scorecards, write_csv
+from tests.support.factories import RoleFactory, make_question
 
 UTC = dt.UTC
 FULL_HEADER = ("candidate", "interviewer", "question", "rating", "recommendation", "decision",

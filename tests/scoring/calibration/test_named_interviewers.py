@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 from scipy import special
 
-from scoring.calibration.sparse_panels import (
-    SparsePanels,
-    simulate_sparse_panels,
-    simulate_specialists,
-)
 from scoring.calibration.stats import summarise
 from scoring.calibration.stats.interviewers import (
     FLAG_FDR,
     benjamini_hochberg,
     benjamini_hochberg_across,
     detectable_severity,
+)
+from tests.support.sparse_panels import (
+    SparsePanels,
+    simulate_sparse_panels,
+    simulate_specialists,
 )
 
 FAR = 0.5
@@ -140,6 +140,7 @@ def test_one_false_discovery_rate_across_a_role_and_its_levels() -> None:
     assert q_level[2] == pytest.approx(pooled[4])
 
 
+@pytest.mark.slow  # Monte Carlo: simulated rosters per design
 @pytest.mark.parametrize(
     "design",
     [

@@ -7,7 +7,7 @@ from django.utils import timezone
 from kit.models import Role
 from scoring.calibration import queries
 from scoring.models import CalibrationJob
-from tests.factories import RoleFactory
+from tests.support.factories import RoleFactory
 
 Status = CalibrationJob.Status
 

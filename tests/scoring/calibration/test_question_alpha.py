@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from scoring.calibration import stats
-from scoring.calibration.sparse_panels import simulate_sparse_panels
 from scoring.calibration.stats import question_alpha as qa
 from scoring.calibration.stats import question_alpha_bootstrap as qab
-from scoring.calibration.stats._arrays import _categories
+from scoring.calibration.stats._arrays import unique_categories
+from tests.support.sparse_panels import simulate_sparse_panels
 
 LEVELS = stats.LEVELS
 
@@ -325,7 +325,7 @@ def test_it_bootstraps_only_the_interval_level_for_many_distinct_ratings() -> No
 
 
 def _brute_resample(
-    units: qa._Units, draws: np.ndarray, low: np.ndarray, high: np.ndarray
+    units: qa.AlphaUnits, draws: np.ndarray, low: np.ndarray, high: np.ndarray
 ) -> dict[str, float]:
     """Return the resample's alphas from its values one by one: every loop in ``draws``
     (with repeats) as a separate loop, no pair formed between two copies of one loop."""
@@ -376,7 +376,7 @@ def test_it_reads_a_resample_as_its_loops_without_pairing_copies_of_one(seed: in
     units = qa._pairable_units(loop, question, interviewer, rating, 3)
     draws = rng.integers(0, units.n_loops, units.n_loops)
     weights = np.bincount(draws, minlength=units.n_loops).astype(np.float64)[:, None]
-    categories, cat = _categories(units.value)
+    categories, cat = unique_categories(units.value)
     by_pairs = qab._Coincidences.build(units, categories, cat, low, high).alphas(weights)
     by_moments = qab._Moments.build(units, low, high).alphas(weights)
     brute = _brute_resample(units, draws, low, high)
@@ -473,6 +473,7 @@ def _coverage() -> dict[str, float]:
     return {level: n / COVERAGE_ROSTERS for level, n in hits.items()}
 
 
+@pytest.mark.slow  # 2,000 simulated rosters and a 22,500-candidate truth
 @pytest.mark.parametrize("level", LEVELS)
 def test_it_covers_the_true_alpha_in_95_of_100_realistic_rosters(level: str) -> None:
     # 2,000 rosters of the issue's design (150 candidates, 50 interviewers, a

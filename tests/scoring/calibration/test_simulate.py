@@ -1,4 +1,4 @@
-"""Tests for scoring.calibration.simulate, and for the additive model against the planted truths.
+"""Tests for tests.support.simulate, and for the additive model against the planted truths.
 
 Sizes for the recovery tests: 2,000 candidates, 40 interviewers, 30 questions,
 panels of 4 interviewers asking 3 questions each (about 30,000 ratings). On
@@ -15,7 +15,7 @@ import pytest
 from scipy import stats as sps
 
 from scoring.calibration import stats
-from scoring.calibration.simulate import SimulatedPanel, simulate_panel
+from tests.support.simulate import SimulatedPanel, simulate_panel
 
 RECOVERY_SEEDS = [0, 1, 2, 3, 4]
 

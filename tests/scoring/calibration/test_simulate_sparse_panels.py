@@ -1,4 +1,4 @@
-"""Tests for scoring.calibration.sparse_panels.simulate_sparse_panels: issue 16's sparse rosters.
+"""Tests for tests.support.sparse_panels.simulate_sparse_panels: issue 16's sparse rosters.
 
 The design properties the calibration evidence relies on: counts, the thinly
 rated quarter, panels, the scale, the scorecard halo, assortative assignment
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from scoring.calibration.sparse_panels import SparsePanels, expected_rating, simulate_sparse_panels
+from tests.support.sparse_panels import SparsePanels, expected_rating, simulate_sparse_panels
 
 SEEDS = [0, 1, 2, 3, 4]
 

@@ -14,7 +14,6 @@ from scoring.calibration.schema import SNAPSHOT_EXAMPLE
 from scoring.calibration.selectors import OWN_ROW_HELD_BACK
 from tests.conftest import client_for
 from tests.scoring.calibration.conftest import Calibrated
-from tests.scoring.helpers import Seat, build_loop
 from tests.scoring.response_schema import (
     components,
     errors,
@@ -22,6 +21,7 @@ from tests.scoring.response_schema import (
     reachable,
     response_schema,
 )
+from tests.support.loops import Seat, build_loop
 
 LATEST = "/api/v1/calibration/latest/"
 RESULT = "CalibrationSnapshotResult"

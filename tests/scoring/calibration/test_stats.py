@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from scoring.calibration import stats
-from scoring.calibration.simulate import simulate_panel
 from tests.scoring.calibration.stats_data import SHROUT_FLEISS_GRID
+from tests.support.simulate import simulate_panel
 
 
 def _json_roundtrip(obj: object) -> object:

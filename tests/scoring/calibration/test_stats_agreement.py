@@ -15,8 +15,8 @@ from hypothesis.extra.numpy import arrays
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from scoring.calibration import stats
-from scoring.calibration.simulate import simulate_panel
 from tests.scoring.calibration.stats_data import FLEISS_WIKIPEDIA
+from tests.support.simulate import simulate_panel
 
 HYPOTHESIS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -14,7 +14,7 @@ from scoring.calibration.stats import _arrays as stats
 
 def test_distinct_rows_counts_each_row_once() -> None:
     rows = np.array([[1.0, 2.0], [0.5, 2.0], [1.0, 2.0], [1.0, -1.0]])
-    kinds, count = stats._distinct_rows(rows)
+    kinds, count = stats.distinct_rows(rows)
     assert kinds.tolist() == [[0.5, 2.0], [1.0, -1.0], [1.0, 2.0]]
     assert count.tolist() == [1, 1, 2]
 
@@ -22,7 +22,7 @@ def test_distinct_rows_counts_each_row_once() -> None:
 @pytest.mark.parametrize("size", [50, 10**12])
 def test_unique_inverse_matches_numpy_by_table_and_by_sort(size: int) -> None:
     key = np.random.default_rng(2).integers(0, min(size, 50), 400) * (size // 50)
-    distinct, inverse = stats._unique_inverse(key, size)
+    distinct, inverse = stats.unique_inverse(key, size)
     expected, expected_inverse = np.unique(key, return_inverse=True)
     assert distinct.tolist() == expected.tolist()
     assert inverse.tolist() == expected_inverse.tolist()
@@ -35,7 +35,7 @@ def test_unique_inverse_of_keys_in_runs_over_a_wide_range_matches_numpy(keys: in
     rng = np.random.default_rng(3)
     runs = rng.integers(0, 2_000 * 400, max(keys // 5, 1))
     key = np.repeat(runs, 5)[:keys]
-    distinct, inverse = stats._unique_inverse(key, 2_000 * 400)
+    distinct, inverse = stats.unique_inverse(key, 2_000 * 400)
     expected, expected_inverse = np.unique(key, return_inverse=True)
     assert distinct.tolist() == expected.tolist()
     assert inverse.tolist() == expected_inverse.tolist()
@@ -54,7 +54,7 @@ def test_unique_inverse_of_keys_in_runs_over_a_wide_range_matches_numpy(keys: in
 def test_group_extremes_match_numpy_and_leave_empty_groups_open(values: list[float]) -> None:
     group = np.array([0, 0, 1, 1, 1, 3, 3, 0])
     y = np.array(values)
-    low, high = stats._group_extremes(group, y, 5)
+    low, high = stats.group_extremes(group, y, 5)
     expected_low, expected_high = np.full(5, np.inf), np.full(5, -np.inf)
     np.minimum.at(expected_low, group, y)
     np.maximum.at(expected_high, group, y)

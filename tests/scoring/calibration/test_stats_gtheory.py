@@ -146,6 +146,7 @@ def test_the_g_interval_given_the_whole_g_is_the_interval_that_computes_it() -> 
     assert interval[0] < whole < interval[1]
 
 
+@pytest.mark.slow  # Monte Carlo: 200 simulated panels
 def test_the_g_interval_covers_the_panel_pools_reliability_about_95_percent() -> None:
     # The truth: G computed from the planted components with this design's q and k.
     covered = []

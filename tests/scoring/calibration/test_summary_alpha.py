@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from scoring.calibration import stats
-from scoring.calibration.sparse_panels import simulate_sparse_panels
 from scoring.calibration.stats import question_alpha as qa
+from tests.support.sparse_panels import simulate_sparse_panels
 
 
 def _roster(seed: int = 5):  # type: ignore[no-untyped-def]

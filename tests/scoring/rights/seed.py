@@ -27,9 +27,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from config.token_auth import token_issue
+from core.accounts.tokens import token_issue
+from core.audit.services import audit_event_record
 from core.models import AuditEvent
-from core.services import audit_event_record
 from core.webhooks.services import webhook_subscription_create
 from interviews import services as interview_services
 from interviews.models import Candidate, Interview, Loop
@@ -39,8 +39,9 @@ from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.rights import services as rights_services
 from scoring.scorecards import services
-from tests.factories import make_question
-from tests.scoring.helpers import Seat, build_loop, draft, ratings_for, submitted
+from tests.scoring.helpers import draft, ratings_for, submitted
+from tests.support.factories import make_question
+from tests.support.loops import Seat, build_loop
 
 MARK = "qzmarker"
 

@@ -7,7 +7,8 @@ from scoring.rights import services as rights_services
 from scoring.scorecards import services
 from tests.conftest import client_for
 from tests.problems import detail
-from tests.scoring.helpers import Built, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Built
 
 
 def scored(panel: Built, interviewer, pia):  # type: ignore[no-untyped-def]

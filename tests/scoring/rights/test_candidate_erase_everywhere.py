@@ -17,8 +17,8 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 
+from core.audit.services import audit_event_record
 from core.models import AuditEvent
-from core.services import audit_event_record
 from scoring.calibration import services as calibration_services
 from scoring.models import CalibrationSnapshot, QuestionRating, Scorecard
 from scoring.rights import traces

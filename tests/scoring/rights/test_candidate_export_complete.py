@@ -24,8 +24,8 @@ from scoring.calibration import services as calibration_services
 from scoring.models import CalibrationSnapshot
 from scoring.rights import selectors
 from tests.conftest import client_for
-from tests.scoring.helpers import Built
 from tests.scoring.rights.seed import Seeded
+from tests.support.loops import Built
 
 Rows = dict[type[models.Model], set[Any]]
 

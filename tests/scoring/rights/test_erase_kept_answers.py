@@ -1,4 +1,4 @@
-"""The kept answers to keyed POSTs about the candidate (core/idempotency.py): their export
+"""The kept answers to keyed POSTs about the candidate (core/api/idempotency.py): their export
 shows them, their erasure deletes them."""
 
 import json
@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from config.token_auth import token_issue
-from core.idempotency import IdempotentRequest
+from core.accounts.tokens import token_issue
+from core.api.idempotency import IdempotentRequest
 from tests.conftest import client_for
 
 CANDIDATES = "/api/v1/candidates/"

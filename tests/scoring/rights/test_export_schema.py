@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from config.openapi import OPTIONAL
+from core.api.openapi import OPTIONAL
 from scoring.rights.schema import ERASURE_EXAMPLE, EXPORT_EXAMPLE
 from tests.conftest import client_for
 from tests.scoring.response_schema import (

@@ -15,7 +15,8 @@ from interviews.models import Interview
 from scoring.models import Scorecard
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail
-from tests.scoring.helpers import Built, draft, submitted
+from tests.scoring.helpers import draft, submitted
+from tests.support.loops import Built
 
 # Distinctive strings that only ever appear where the card that holds them is shown.
 PIA_NOTE = "pia-saw-a-kv-cache-eviction-storm"

@@ -14,7 +14,8 @@ from scoring.models import CalibrationJob, Scorecard
 from scoring.scorecards import services
 from scoring.tasks import calibrate_task
 from tests.conftest import client_for
-from tests.scoring.helpers import Built, draft, ratings_for, state
+from tests.scoring.helpers import draft, ratings_for, state
+from tests.support.loops import Built
 
 
 @pytest.fixture

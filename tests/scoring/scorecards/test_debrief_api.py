@@ -13,7 +13,8 @@ from interviews.models import Interview, Loop
 from scoring.scorecards import services
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, not_signed_in
-from tests.scoring.helpers import Built, card_json, count_queries, draft, submitted
+from tests.scoring.helpers import card_json, count_queries, draft, submitted
+from tests.support.loops import Built
 
 
 def loop_json(loop: Loop) -> dict[str, Any]:

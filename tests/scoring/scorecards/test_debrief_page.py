@@ -13,7 +13,8 @@ from interviews.models import Interview
 from kit.models import RubricItem
 from scoring.models import CalibrationSnapshot
 from scoring.scorecards import services
-from tests.scoring.helpers import Built, count_queries, draft, ratings_for, rubric, submitted
+from tests.scoring.helpers import count_queries, draft, ratings_for, rubric, submitted
+from tests.support.loops import Built
 
 
 def signed_in(user: User) -> Client:

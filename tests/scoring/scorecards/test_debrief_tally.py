@@ -8,7 +8,8 @@ from django.test import Client
 from interviews.models import Interview
 from scoring.scorecards import selectors
 from tests.scoring.calibration.helpers import tables
-from tests.scoring.helpers import Built, draft, submitted
+from tests.scoring.helpers import draft, submitted
+from tests.support.loops import Built
 
 HEADER = ["Interview", "Strong no", "No", "Yes", "Strong yes"]
 

@@ -10,7 +10,8 @@ from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import client_for
 from tests.problems import detail
-from tests.scoring.helpers import Built, draft, payload, state, submitted
+from tests.scoring.helpers import draft, payload, state, submitted
+from tests.support.loops import Built
 
 CLOSED = "The loop is decided; its scorecards can no longer change."
 

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils.html import escape
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.models import AuditEvent
 from interviews.models import Interview, Loop
 from scoring.scorecards import hiring, services

@@ -21,15 +21,10 @@ from interviews.models import Interview, Loop, Panelist
 from scoring.scorecards import reminders
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors
-from tests.scoring.helpers import Built, draft, state, submitted
+from tests.scoring.helpers import draft, state, submitted
+from tests.support.loops import Built
 
 REASON = "The candidate withdrew."
-
-
-@pytest.fixture
-def commit(django_capture_on_commit_callbacks):  # type: ignore[no-untyped-def]
-    """Run the on-commit callbacks (the emails' Celery hand-off) of the block it wraps."""
-    return django_capture_on_commit_callbacks
 
 
 @pytest.fixture

@@ -11,7 +11,9 @@ from core.models import AuditEvent
 from interviews.models import Interview, Loop, Panelist
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors
-from tests.scoring.helpers import Built, card_json, iso, state, submitted
+from tests.scoring.helpers import card_json, state, submitted
+from tests.support.api import iso
+from tests.support.loops import Built
 
 RATIONALE = "Strong on serving and GPU performance; the panel agrees."
 

@@ -54,7 +54,8 @@ from scoring import visibility
 from scoring.models import Amendment, QuestionRating, Scorecard
 from scoring.scorecards import queries, services
 from tests.conftest import make_user
-from tests.scoring.helpers import Built, Seat, build_loop, follow_ups, ratings_for, rubric
+from tests.scoring.helpers import follow_ups, ratings_for, rubric
+from tests.support.loops import Built, Seat, build_loop
 
 CARD_FIELDS = [f.attname for f in Scorecard._meta.concrete_fields]
 CHECKED = QuestionRating.checked.through

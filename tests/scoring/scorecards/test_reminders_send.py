@@ -21,7 +21,8 @@ from interviews.models import Candidate, Panelist
 from scoring.scorecards import reminders, services
 from scoring.tasks import reminders_task
 from tests.conftest import need
-from tests.scoring.helpers import Built, Seat, build_loop, draft, ended, submitted
+from tests.scoring.helpers import draft, ended, submitted
+from tests.support.loops import Built, Seat, build_loop
 
 REMINDER = Notice.SCORECARD_REMINDER.value
 

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from config.exceptions import ApplicationError
+from core.api.exceptions import ApplicationError
 from core.models import AuditEvent
 from interviews.models import Interview
 from scoring.models import Amendment, QuestionRating, Scorecard
@@ -14,17 +14,17 @@ from scoring.scorecards import selectors, services
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors
 from tests.scoring.helpers import (
-    Built,
     card_json,
     draft,
     form_data,
-    iso,
     payload,
     ratings_for,
     rubric,
     state,
     submitted,
 )
+from tests.support.api import iso
+from tests.support.loops import Built
 
 REASON = "Re-read my notes: the cost estimate was off by 10x."
 

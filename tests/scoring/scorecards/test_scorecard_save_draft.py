@@ -18,7 +18,6 @@ from scoring.scorecards import services
 from tests.conftest import at_once, client_for, need
 from tests.problems import NOT_FOUND, detail, field_errors, problem
 from tests.scoring.helpers import (
-    Built,
     card_json,
     draft,
     follow_ups,
@@ -28,6 +27,7 @@ from tests.scoring.helpers import (
     state,
     submitted,
 )
+from tests.support.loops import Built
 
 
 def put(user: User, card: Scorecard, body: dict[str, Any]):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from django.db import connection
 from django.http import Http404
 from django.utils import timezone
 
-from config.exceptions import Conflict
+from core.api.exceptions import Conflict
 from interviews.models import Interview
 from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
@@ -17,7 +17,6 @@ from scoring.scorecards import services
 from tests.conftest import at_once, client_for, need
 from tests.problems import NOT_FOUND, detail, problem
 from tests.scoring.helpers import (
-    Built,
     card_json,
     draft,
     payload,
@@ -25,6 +24,7 @@ from tests.scoring.helpers import (
     state,
     submitted,
 )
+from tests.support.loops import Built
 
 
 def submit(user: User, card: Scorecard):  # type: ignore[no-untyped-def]

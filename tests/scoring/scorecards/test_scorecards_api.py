@@ -9,7 +9,8 @@ from rest_framework.test import APIClient
 from interviews.models import Interview
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, not_signed_in, problem
-from tests.scoring.helpers import Built, card_json, count_queries, draft, submitted
+from tests.scoring.helpers import card_json, count_queries, draft, submitted
+from tests.support.loops import Built
 
 
 def page_of(*cards) -> dict:  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ The question is rated 1-4 and has four rubric items, in order: two core points, 
 import pytest
 
 from kit.models import Question
-from tests.factories import make_question
+from tests.support.factories import make_question
 
 
 @pytest.fixture

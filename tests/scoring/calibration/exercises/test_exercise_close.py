@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import User
 
-from config.exceptions import Conflict
+from core.api.exceptions import Conflict
 from core.models import AuditEvent
 from kit.models import Question
 from scoring.calibration import services
