@@ -114,7 +114,7 @@ CANDIDATES_PER_PAGE = 50
 def _candidate_page(request: HttpRequest, result: dict[str, Any]) -> dict[str, Any]:
     """Return one page of the candidates table, searched by name (?q=, ?page=); the
     chart keeps every candidate. A page past the last shows the last; a page that is
-    not a number from 1 is a 400 (core.params)."""
+    not a number from 1 is a 400 (core.http.params)."""
     wanted = one(request.GET, "q", max_length=200).strip()
     rows = result["candidates"]
     if wanted:
