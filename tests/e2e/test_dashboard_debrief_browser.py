@@ -18,7 +18,8 @@ from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.e2e.test_accessibility_browser import blocking_violations
 from tests.scoring.calibration.helpers import ROLE, import_scorecards, lenient_panel_rows, write_csv
-from tests.scoring.helpers import Seat, build_loop, submitted
+from tests.scoring.helpers import submitted
+from tests.support.loops import Seat, build_loop
 
 pytestmark = [
     pytest.mark.browser,

@@ -14,7 +14,8 @@ from interviews.models import Interview, Loop
 from scoring.scorecards import hiring, services
 from tests.conftest import client_for
 from tests.problems import detail
-from tests.scoring.helpers import Built, state, submitted
+from tests.scoring.helpers import state, submitted
+from tests.support.loops import Built
 
 WHY = "Ines saw the serving design the others missed; the no votes rest on a slow start."
 SHORT = "Strong."
