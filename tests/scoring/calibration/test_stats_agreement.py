@@ -123,6 +123,21 @@ def test_interval_alpha_matches_the_package_on_continuous_values(matrix: np.ndar
         assert mine == pytest.approx(expected, rel=1e-7, abs=1e-7)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_alpha_from_sums_equals_the_package_where_the_counts_would_not_fit(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = simulate_panel(60, 8, 5, panel_size=3, seed=seed)
+    units = panel.candidate * 10 + panel.question
+    from_package = stats.krippendorff_alphas(units, panel.interviewer, panel.rating)
+    monkeypatch.setattr("scoring.calibration.stats.agreement.PACKAGE_CELLS", 0)
+
+    from_sums = stats.krippendorff_alphas(units, panel.interviewer, panel.rating)
+
+    for level in stats.LEVELS:
+        assert from_sums[level] == pytest.approx(from_package[level], rel=1e-9, abs=1e-12), level
+
+
 def test_alpha_ignores_the_order_of_the_triples() -> None:
     units, coders, values = _triples(np.array(KRIPPENDORFF_2011))
     order = np.random.default_rng(3).permutation(units.size)
