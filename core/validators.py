@@ -84,7 +84,13 @@ class OneLineValidator(RegexValidator):
     code = "control_characters"
 
     def __call__(self, value: object) -> None:
-        for position, char in enumerate(str(value), start=1):
+        text = str(value)
+        # Printable ASCII holds nothing refused, and most names are that: checked in C,
+        # it spares the scan below, one category lookup a character, which was half of
+        # import_scorecards' row checks (12.7M lookups for 250,000 ratings, cProfile).
+        if text.isascii() and text.isprintable():
+            return
+        for position, char in enumerate(text, start=1):
             if _refused(char):
                 if char in _CALLED:
                     what = _CALLED[char]
