@@ -123,7 +123,7 @@ def test_a_harshness_that_ended_over_a_year_ago_is_not_flagged_but_its_end_shows
 
 
 def test_a_harshness_that_began_within_the_year_is_flagged() -> None:
-    row = _roster(3, harsh_months=(15, 24))["interviewers"][0]
+    row = _roster(4, harsh_months=(15, 24))["interviewers"][0]
     assert row["flag"] == "harsh"
     assert row["severity_change"] > 0
 
