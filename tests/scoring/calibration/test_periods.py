@@ -138,3 +138,27 @@ def test_over_many_rosters_ended_harshness_is_rarely_flagged_and_new_harshness_m
     # Measured with these seeds: 0 of 20 and 19 of 20 (docs/calibration.md, "Periods").
     assert ended.count("harsh") <= 1
     assert began.count("harsh") >= 17
+
+
+@pytest.mark.django_db
+def test_estimability_groups_are_named_by_their_interviewers_and_questions(
+    tmp_path: Path,
+) -> None:
+    # Two specialists alone ask the systems question: aliased with it, as a group.
+    rows: list[list[object]] = []
+    for n in range(1, 13):
+        for r in range(1, 5):
+            rows += [[f"Candidate {n:03}", f"rater-{r}", f"Question {q}", 1 + (n + r + q) % 4]
+                     for q in (1, 2)]  # fmt: skip
+        rows += [[f"Candidate {n:03}", s, "Systems question", 1 + (n + k) % 4]
+                 for k, s in enumerate(("spec-a", "spec-b"))]  # fmt: skip
+    import_scorecards(write_csv(tmp_path / "s.csv", rows), "--role", ROLE)
+
+    body = calibrate_json("--role", ROLE)
+
+    groups = body["model"]["estimability"]["groups"]
+    aliased = next(g for g in groups if not g["reference"])
+    assert aliased["interviewers"] == ["spec-a", "spec-b"]
+    assert aliased["questions"] == ["Systems question"] and aliased["questions_only_theirs"]
+    row = next(r for r in body["interviewers"] if r["interviewer"] == "spec-a")
+    assert row["compared_within"]["names"] == ["spec-a", "spec-b"]
