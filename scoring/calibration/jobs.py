@@ -88,9 +88,12 @@ def compute(
     body["own_rows"] = own_rows(
         data, role=role, level=level, rows=body["interviewers"], seats=seats, period=period
     )
-    for row in [*body["interviewers"], *(o["row"] for o in body["own_rows"].values() if o["row"])]:
-        if period is not None:
-            row["period"] = {key: body["scope"]["period"][key] for key in ("start", "end")}
+    if period is not None:
+        # Each row says the period its figures describe (the scope's).
+        bounds = {key: body["scope"]["period"][key] for key in ("start", "end")}
+        own = [entry["row"] for entry in body["own_rows"].values() if entry["row"]]
+        for row in [*body["interviewers"], *own]:
+            row["period"] = dict(bounds)
     return body
 
 
