@@ -411,6 +411,13 @@ SCORECARD_REMINDER_AFTER_HOURS = envint("SCORECARD_REMINDER_AFTER_HOURS", 24)
 SCORECARD_REMINDER_EVERY_HOURS = envint("SCORECARD_REMINDER_EVERY_HOURS", 24)
 # Submissions within this many seconds share one calibration run.
 CALIBRATION_COLLAPSE_SECONDS = envint("CALIBRATION_COLLAPSE_SECONDS", 10)
+# Severities, their flags and intervals describe this many months up to the scope's
+# newest interview; the change is from the as many months before (docs/calibration.md).
+CALIBRATION_PERIOD_MONTHS = envint("CALIBRATION_PERIOD_MONTHS", 12)
+if CALIBRATION_PERIOD_MONTHS < 1:
+    raise ImproperlyConfigured(
+        f"CALIBRATION_PERIOD_MONTHS={CALIBRATION_PERIOD_MONTHS} must be 1 or more"
+    )
 
 # Logs (core/logs.py; docs/deployment.md): one line per event, JSON by default with
 # DEBUG off (LOG_FORMAT=json|logfmt|text), each with its request id and user id, secrets

@@ -141,6 +141,42 @@ def bands_text(key: str) -> str:
 
 
 DEFINITIONS: dict[str, dict[str, Any]] = {
+    "scope.period": {
+        "what": "The period every interviewer figure and flag describes: the"
+        " CALIBRATION_PERIOD_MONTHS calendar months (months) up to the scope's newest"
+        " interview (end; UTC), and the as many months before (previous). A rating's time"
+        " is its interview's scheduled start (an imported file's interviewed_at), else"
+        " when its scorecard was submitted. Reliability, question figures and candidates'"
+        " adjusted scores use every rating in scope. Null without ratings.",
+    },
+    "scope.flags": {
+        "what": "confirmatory for a role's snapshot: its flags' false discovery rate is"
+        " controlled over the role's interviewers. exploratory for a level's: each level"
+        " adjusts for its own tests only, so across a role and its levels more flags are"
+        " false than 5%; read them as leads to look at, not findings.",
+    },
+    "interviewers.period": {
+        "what": "The period (start, end) the row's figures describe: scope.period.",
+    },
+    "interviewers.severity_previous": {
+        "what": "The interviewer's severity in the previous period (scope.period.previous),"
+        " fitted on that period's ratings alone; null under 10 ratings there"
+        " (ratings_previous) or where not separable then.",
+        "unit": _POINTS,
+        "sign": "positive: harsher than the average of that period's interviewers",
+        "interval": "severity_previous_ci: ± 1.96 times its severity_se_robust",
+    },
+    "interviewers.severity_change": {
+        "what": "severity (this period) minus severity_previous: how far the interviewer"
+        " moved relative to each period's panel. Not a change against an absolute"
+        " standard: if every interviewer grew harsher alike, no change shows. Each period's"
+        " estimate is noisy, so read the interval: one that spans 0 is no evidence of a"
+        " change. Null where either severity is.",
+        "unit": _POINTS,
+        "sign": "positive: harsher than in the previous period",
+        "interval": "severity_change_ci: severity_change ± 1.96 severity_change_se, the two"
+        " periods' robust standard errors combined (their ratings are distinct)",
+    },
     "interviewers.mean": {
         "what": "The interviewer's mean rating over every counted rating in scope.",
         "unit": _POINTS,
@@ -263,7 +299,7 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         " 0 if the model held. It is a property of the procedure, not a chance that any"
         " one named interviewer is wrongly flagged. Each snapshot (a role, each of its"
         " levels) adjusts on its own, so across a role and its levels more flags are"
-        " false than that: read level snapshots as exploratory.",
+        " false than that: level snapshots are marked exploratory (scope.flags).",
     },
     "interviewers.severity_shrunk": {
         "what": "Severity multiplied by its reliability: a thinly rated interviewer's"

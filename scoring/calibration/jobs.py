@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
@@ -30,6 +31,7 @@ from scoring.calibration.ratings import (
     loop_scope,
     watermark,
 )
+from scoring.calibration.stats.periods import Period
 from scoring.models import CalibrationSnapshot, QuestionRating
 
 Progress = Callable[[int, str], None]
@@ -74,18 +76,41 @@ def compute(
     report(5, "reading ratings")
     data = load_ratings(role, level) if data is None else data
     report(35, "computing statistics")
-    body, codes = summarise(data)
+    period = stated_period(data)
+    body, codes = summarise(data, period=period)
     report(80, "naming results")
     labels = Labels.read(codes, role, level, seen or Exposure())
     labels.apply(body, codes)
     body["inputs"]["scorecards"] = data.scorecards
-    body["scope"] = {"role": role.name, "level": level.name if level else None}
+    body["scope"] = scope_of(role, level, period)
     body["definitions"] = DEFINITIONS
     report(90, "rows for interviewers still blind")
     body["own_rows"] = own_rows(
-        data, role=role, level=level, rows=body["interviewers"], seats=seats
+        data, role=role, level=level, rows=body["interviewers"], seats=seats, period=period
     )
+    if period is not None:
+        # Each row says the period its figures describe (the scope's).
+        bounds = {key: body["scope"]["period"][key] for key in ("start", "end")}
+        own = [entry["row"] for entry in body["own_rows"].values() if entry["row"]]
+        for row in [*body["interviewers"], *own]:
+            row["period"] = dict(bounds)
     return body
+
+
+def stated_period(data: Ratings) -> Period | None:
+    """Return the period severities describe: CALIBRATION_PERIOD_MONTHS up to the scope's
+    newest interview (None without ratings). Ending at the newest interview, not today,
+    keeps a snapshot a function of its ratings, as its watermark says it is."""
+    return Period.of(data.cards.time[data.rated], settings.CALIBRATION_PERIOD_MONTHS)
+
+
+def scope_of(role: Role, level: Level | None, period: Period | None) -> dict[str, Any]:
+    """Return the snapshot's `scope`: role, level, the stated period and, for a level,
+    that its flags are exploratory (each snapshot adjusts for its own tests only)."""
+    scope: dict[str, Any] = {"role": role.name, "level": level.name if level else None}
+    scope["period"] = None if period is None else period.as_json()
+    scope["flags"] = "exploratory" if level is not None else "confirmatory"
+    return scope
 
 
 @dataclass(frozen=True)
@@ -123,13 +148,25 @@ class Codes:
 
 
 def summarise(
-    data: Ratings, bootstrap_resamples: int | None = None, *, codes: Codes | None = None
+    data: Ratings,
+    bootstrap_resamples: int | None = None,
+    *,
+    codes: Codes | None = None,
+    period: Period | None = None,
 ) -> tuple[dict[str, Any], Codes]:
-    """Return the statistics of `data` (codes, not names, in its rows) and the ids of its codes."""
+    """Return the statistics of `data` (codes, not names, in its rows) and the ids of its codes.
+
+    With `period`, interviewer figures describe it (stats.periods); without, all ratings.
+    """
     if codes is None:
         codes = Codes.of(data)
     n_candidates = len(codes.candidate)
-    extra = {} if bootstrap_resamples is None else {"bootstrap_resamples": bootstrap_resamples}
+    extra: dict[str, Any] = (
+        {} if bootstrap_resamples is None else {"bootstrap_resamples": bootstrap_resamples}
+    )
+    if period is not None:
+        # Coded per card, then given to each rating, as the other card fields are.
+        extra["period"] = period.code(data.cards.time)[data.card]
     body = stats.summarise(
         codes.c_code,
         codes.i_code,
@@ -196,6 +233,10 @@ class Labels:
 
     def apply(self, body: dict[str, Any], codes: Codes) -> None:
         """Replace the body's codes with names, and add hit rates and exposure."""
+        names = self._name_groups(body, codes)
+        for row in body["interviewers"]:
+            if row.get("compared_within"):
+                row["compared_within"]["names"] = names.get(row["compared_within"]["group"], [])
         _label_interviewers(body["interviewers"], codes.interviewer, self.users)
         for row in body["candidates"]:
             # The id too: erasure renames the candidate's rows in stored snapshots by it.
@@ -211,6 +252,24 @@ class Labels:
             row["rubric_hit_rates"] = self.hits.get(qid, {})
             last_30, last_90 = self.asked_recently.get(qid, (0, 0))
             row["exposure"] = {"last_30_days": last_30, "last_90_days": last_90}
+
+    def _name_groups(self, body: dict[str, Any], codes: Codes) -> dict[int, list[str]]:
+        """Give the estimability groups their interviewers' usernames and the questions
+        only they ask (else every question they ask); return each group's usernames."""
+        named: dict[int, list[str]] = {}
+        for group in body["model"]["estimability"]["groups"]:
+            members = group["interviewers"]
+            ids = [int(codes.interviewer[code]) for code in members]
+            mine = np.isin(codes.i_code, members)
+            asked = set(np.unique(codes.q_code[mine]).tolist())
+            only = asked - set(np.unique(codes.q_code[~mine]).tolist())
+            qids = [int(codes.question[q]) for q in sorted(only or asked)]
+            group["interviewers"] = [self.users[pk] for pk in ids]
+            group["interviewer_ids"] = ids
+            group["questions"] = [self.titles[pk] for pk in qids if pk in self.titles]
+            group["questions_only_theirs"] = bool(only)
+            named[group["group"]] = group["interviewers"]
+        return named
 
 
 def name_interviewers(rows: list[dict[str, Any]], interviewer_ids: np.ndarray) -> None:
@@ -237,6 +296,7 @@ def own_rows(
     level: Level | None,
     rows: list[dict[str, Any]],
     seats: Sequence[visibility.OpenSeat] | None = None,
+    period: Period | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Return, per user still blind in loops of the scope, the interviewer row they read.
 
@@ -268,7 +328,9 @@ def own_rows(
             row = mine.get(user_id)
         else:
             if left_out not in by_set:
-                body, codes = summarise(data.without_loops(left_out), bootstrap_resamples=0)
+                body, codes = summarise(
+                    data.without_loops(left_out), bootstrap_resamples=0, period=period
+                )
                 name_interviewers(body["interviewers"], codes.interviewer)
                 by_set[left_out] = {r["interviewer_id"]: r for r in body["interviewers"]}
             row = by_set[left_out].get(user_id)
@@ -342,7 +404,9 @@ def snapshot_store(
     if same_as is not None:
         if progress:
             progress(100, "same ratings as all levels")
-        body = {**same_as, "scope": {"role": role.name, "level": level.name if level else None}}
+        same_scope = same_as.get("scope") or {}
+        body = {**same_as, "scope": {**same_scope, **scope_of(role, level, None)}}
+        body["scope"]["period"] = same_scope.get("period")
     else:
         scoped = data.only(level) if data is not None else None
         body = compute(role, level, progress, scoped, seats=seats, seen=seen)

@@ -16,6 +16,7 @@ from django.db.models import (
     BigIntegerField,
     Case,
     Count,
+    DateTimeField,
     Exists,
     F,
     Max,
@@ -25,7 +26,8 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Cast
+from django.db.models.expressions import Func
+from django.db.models.functions import Cast, Coalesce
 
 from kit.models import Level, QuestionVersion, Role
 from scoring import visibility
@@ -152,6 +154,7 @@ class Cards:
     level: np.ndarray
     recommendation: np.ndarray  # -2, -1, 1, 2 or NaN
     decision: np.ndarray  # the loop's decision, 1 hire, 0 no hire, NaN none
+    time: np.ndarray  # when the interview was held, in seconds since 1970 (see _cards)
 
 
 class _OfCard:
@@ -199,6 +202,7 @@ class Ratings:
     level = _OfCard()
     recommendation = _OfCard()
     decision = _OfCard()
+    time = _OfCard()
 
     def only(self, level: Level | None) -> "Ratings":
         """Return the ratings of one level (all of them for None)."""
@@ -272,6 +276,7 @@ class _Read:
                 level=cards["level"],
                 recommendation=recommendation,
                 decision=decision,
+                time=cards["time"],
             ),
         )
 
@@ -317,14 +322,39 @@ def _open_seats(role: Role, level: Level | None) -> list[visibility.OpenSeat]:
     return visibility.open_seats(loop_scope(role, level))
 
 
-CARD_COLUMNS = ("id", "interviewer", "recommendation", "candidate", "level", "loop", "decision")
+CARD_COLUMNS = (
+    "id", "interviewer", "recommendation", "candidate", "level", "loop", "decision", "time",
+)  # fmt: skip
+
+
+class EpochSeconds(Func):
+    """A date-time as whole seconds since 1970 (UTC), an integer on either database."""
+
+    output_field = BigIntegerField()
+    template = "CAST(EXTRACT(EPOCH FROM %(expressions)s) AS BIGINT)"
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        # SQLite keeps date-times as UTC text; strftime reads them in C. The %% pairs
+        # survive this template and then the placeholders' formatting.
+        template = "CAST(strftime('%%%%s', %(expressions)s) AS INTEGER)"
+        return self.as_sql(compiler, connection, template=template, **extra)
+
+
+# When a scorecard's ratings were given, for the periods severities describe: the
+# interview's scheduled start (an imported file's interviewed_at is stored there),
+# else when the card was submitted (imports without interviewed_at: the import),
+# else when it was started.
+INTERVIEW_TIME = Coalesce(
+    "interview__scheduled_start", "submitted_at", "created_at", output_field=DateTimeField()
+)
 
 
 def _cards(role: Role, level: Level | None) -> dict[str, np.ndarray]:
     """Return the scope's submitted, non-shadow scorecards as integer arrays, one entry each.
 
     id, interviewer, recommendation (scored -2, -1, 1, 2 plus 2; none 2),
-    candidate, level, loop and the loop's decision (no hire 1, hire 2, none 0).
+    candidate, level, loop, the loop's decision (no hire 1, hire 2, none 0) and
+    the interview's time (INTERVIEW_TIME, seconds since 1970).
     The joins here are over scorecards, interviews and loops, not over ratings.
     """
     queryset = (
@@ -332,10 +362,11 @@ def _cards(role: Role, level: Level | None) -> dict[str, np.ndarray]:
         .annotate(
             c_recommendation=_scored("recommendation", RECOMMENDATION_SCORE, offset=2, default=2),
             c_decision=_scored("interview__loop__decision", DECISION_SCORE, offset=1, default=0),
+            c_time=EpochSeconds(INTERVIEW_TIME),
         )
         .values_list(
             "pk", "interviewer_id", "c_recommendation", "interview__loop__candidate_id",
-            "interview__loop__level_id", "interview__loop_id", "c_decision",
+            "interview__loop__level_id", "interview__loop_id", "c_decision", "c_time",
         )
         .order_by()
     )  # fmt: skip

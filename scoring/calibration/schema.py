@@ -60,9 +60,25 @@ def number(help_text: str = "", *, required: bool = True) -> serializers.FloatFi
     return serializers.FloatField(allow_null=True, required=required, help_text=help_text)
 
 
+class PeriodBoundsSerializer(serializers.Serializer):
+    start = serializers.CharField(help_text="ISO 8601 date-time, UTC")
+    end = serializers.CharField(help_text="ISO 8601 date-time, UTC")
+
+
+class SnapshotPeriodSerializer(PeriodBoundsSerializer):
+    months = serializers.IntegerField(help_text="CALIBRATION_PERIOD_MONTHS when computed")
+    previous = PeriodBoundsSerializer(help_text="the as many months before start")
+
+
 class SnapshotScopeSerializer(serializers.Serializer):
     role = serializers.CharField(help_text="role name")
     level = serializers.CharField(allow_null=True, help_text="level name; null for all levels")
+    period = SnapshotPeriodSerializer(
+        required=False, allow_null=True, help_text=defined("scope.period")
+    )
+    flags = serializers.ChoiceField(
+        choices=["confirmatory", "exploratory"], required=False, help_text=defined("scope.flags")
+    )
 
 
 class CalibrationInputsSerializer(serializers.Serializer):
@@ -164,8 +180,18 @@ class ReliabilitySerializer(serializers.Serializer):
 class EstimabilityGroupSerializer(serializers.Serializer):
     group = serializers.IntegerField(help_text="interviewers.estimability_group")
     interviewers = serializers.ListField(
-        child=serializers.IntegerField(), help_text="the interviewers' codes in this snapshot"
+        child=serializers.CharField(), help_text="the interviewers' usernames"
     )
+    interviewer_ids = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="their user ids"
+    )
+    questions = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="titles of the questions only this group asks (questions_only_theirs), else"
+        " of every question it asks",
+    )
+    questions_only_theirs = serializers.BooleanField(required=False)
     reference = serializers.BooleanField(help_text="the group whose severities are reported")
 
 
@@ -187,6 +213,9 @@ class ComparedWithinSerializer(serializers.Serializer):
     group = serializers.IntegerField(help_text="interviewers.estimability_group")
     interviewers = serializers.IntegerField(help_text="interviewers in the group")
     relative_to = serializers.CharField(help_text="what severity_within is relative to")
+    names = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="the group's usernames"
+    )
 
 
 class DetectableSeveritySerializer(serializers.Serializer):
@@ -280,6 +309,15 @@ class InterviewerCalibrationSerializer(serializers.Serializer):
     flag = serializers.ChoiceField(
         choices=["harsh", "lenient"], allow_null=True, help_text=defined("interviewers.flag")
     )
+    period = PeriodBoundsSerializer(required=False, help_text=defined("interviewers.period"))
+    ratings_previous = serializers.IntegerField(
+        required=False, help_text="counted ratings in the previous period"
+    )
+    severity_previous = number(defined("interviewers.severity_previous"), required=False)
+    severity_previous_ci = interval(interval_of("interviewers.severity_previous"), required=False)
+    severity_change = number(defined("interviewers.severity_change"), required=False)
+    severity_change_se = number("standard error of severity_change", required=False)
+    severity_change_ci = interval(interval_of("interviewers.severity_change"), required=False)
 
 
 class QuestionExposureSerializer(serializers.Serializer):
@@ -380,7 +418,16 @@ class CalibrationSnapshotResultSerializer(serializers.Serializer):
 def _example() -> dict[str, Any]:
     """Return a lead's view of a small role's snapshot, one row per list."""
     return {
-        "scope": {"role": "AI Infrastructure Engineer", "level": None},
+        "scope": {
+            "role": "AI Infrastructure Engineer", "level": None, "flags": "confirmatory",
+            "period": {
+                "start": "2025-11-30T15:00:00+00:00", "end": "2026-11-30T15:00:00+00:00",
+                "months": 12,
+                "previous": {
+                    "start": "2024-11-30T15:00:00+00:00", "end": "2025-11-30T15:00:00+00:00",
+                },
+            },
+        },
         "computed_at": "2026-12-01T06:00:14.832727+00:00",
         "watermark": "140|140|2026-12-01T06:00:14.391966+00:00|-|0|-",
         "inputs": {
@@ -443,6 +490,12 @@ def _example() -> dict[str, Any]:
                 "peer_agreement_kappa": None, "peer_agreement_n": 0,
                 "estimability_group": 0, "severity_within": None, "severity_within_se": None,
                 "severity_within_ci": None, "compared_within": None,
+                "period": {
+                    "start": "2025-11-30T15:00:00+00:00", "end": "2026-11-30T15:00:00+00:00",
+                },
+                "ratings_previous": 24, "severity_previous": 0.6012,
+                "severity_previous_ci": [0.2101, 0.9923], "severity_change": -0.4369,
+                "severity_change_se": 0.2815, "severity_change_ci": [-0.9886, 0.1148],
             }
         ],
         "questions": [

@@ -211,6 +211,8 @@ EXPORT_COLUMNS = {
                      "shared_question_share", "copanelist_gap", "copanelist_gap_ci_low",
                      "copanelist_gap_ci_high", "agreement", "agreement_kappa",
                      "peer_agreement_kappa", "comparable", "flag", "detectable_severity",
+                     "period_start", "period_end", "ratings_previous", "severity_previous",
+                     "severity_change", "severity_change_ci_low", "severity_change_ci_high",
                      "leniency", "leniency_ci_low", "leniency_ci_high"],
     "questions": ["question", "ratings", "mean", "sd", "discrimination",
                   "discrimination_decision", "asked_30_days", "asked_90_days", "flag"],
@@ -232,6 +234,10 @@ EXPORT_PARTS: dict[str, tuple[str, int | str]] = {
     "adjusted_ci_low": ("adjusted_ci", 0),
     "adjusted_ci_high": ("adjusted_ci", 1),
     "asked_30_days": ("exposure", "last_30_days"),
+    "period_start": ("period", "start"),
+    "period_end": ("period", "end"),
+    "severity_change_ci_low": ("severity_change_ci", 0),
+    "severity_change_ci_high": ("severity_change_ci", 1),
     "asked_90_days": ("exposure", "last_90_days"),
 }
 

@@ -408,7 +408,10 @@ def _export_example() -> dict[str, Any]:
         "calibration": [
             {
                 "snapshot": 44,
-                "scope": {"role": "AI Infrastructure Engineer", "level": None},
+                "scope": {
+                    "role": "AI Infrastructure Engineer", "level": None, "period": None,
+                    "flags": "confirmatory",
+                },
                 "computed_at": "2026-12-02T02:00:00+00:00",
                 "rows": [
                     {

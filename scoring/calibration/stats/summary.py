@@ -47,6 +47,8 @@ from scoring.calibration.stats.interviewers import (
     interviewer_rows,
 )
 from scoring.calibration.stats.intraclass import icc, largest_complete_grid
+from scoring.calibration.stats.periods import Stated as _Stated
+from scoring.calibration.stats.periods import change_columns, previous_change
 from scoring.calibration.stats.question_alpha import (
     QUESTION_ALPHA_RESAMPLES,
     QuestionAlpha,
@@ -301,6 +303,7 @@ def summarise(
     scale_min: float | npt.ArrayLike = 1.0,
     scale_max: float | npt.ArrayLike | None = None,
     rating_scale_max: npt.ArrayLike | None = None,
+    period: npt.ArrayLike | None = None,
     bootstrap_resamples: int = QUESTION_ALPHA_RESAMPLES,
     seed: int = 0,
     ndigits: int | None = 4,
@@ -316,7 +319,9 @@ def summarise(
     question's ``rating_scale_max`` when given, else to the highest rating);
     ``rating_scale_max``, per rating, is the top of the scale each rating was
     given on (a question's versions may use different scales) and wins over
-    ``scale_max`` where given.
+    ``scale_max`` where given. ``period``, per rating, is the period its
+    interview fell in (stats.periods: CURRENT, the stated period; PREVIOUS;
+    OLDER); without it every rating is in the stated period.
 
     1. Reliability on (loop, question) units with interviewers as coders:
        Krippendorff's alpha stratified by question (three levels, each with
@@ -324,8 +329,10 @@ def summarise(
        questions (deprecated), Fleiss' kappa, ICC on the largest complete
        single-question grid, and G(q,k) on (loop, interviewer) scorecard
        means.
-    2. Interviewers: counts, distribution, leniency, severity (additive
-       model), recommendation agreement, flags.
+    2. Interviewers, over the stated period's ratings: counts, distribution,
+       leniency, severity (additive model), recommendation agreement, flags;
+       with ``period``, the previous period's severity and the change. The
+       ``model`` block is the stated period's fit.
     3. Questions: counts, mean, sd, discrimination, easiness, flags.
     4. Candidates: counts, raw mean, adjusted score.
     Lists are indexed by code; entities without ratings get zero counts and
@@ -349,6 +356,9 @@ def summarise(
     rating_scale = None if rating_scale_max is None else as_floats(rating_scale_max, "scale")
     if rating_scale is not None:
         arrays["rating_scale_max"] = rating_scale
+    per = None if period is None else np.asarray(period, dtype=np.int64)
+    if per is not None:
+        arrays["period"] = per
     same_length(**arrays)
     n_c, n_i, n_q = (
         code_count(c, n_candidates),
@@ -361,6 +371,8 @@ def summarise(
         (rec,) = kept_where(keep, rec)
     if rating_scale is not None:
         (rating_scale,) = kept_where(keep, rating_scale)
+    if per is not None:
+        (per,) = kept_where(keep, per)
     dec = None if decision is None else as_floats(decision, "decision")
     if dec is not None and dec.size < n_c:
         raise ValueError("decision must have one entry per candidate code")
@@ -387,7 +399,7 @@ def summarise(
     # Scorecards: the distinct (loop, interviewer) pairs, shared by G(q,k),
     # leniency and recommendation agreement.
     cards = distinct_pairs(lp, i, n_i) if y.size else (np.zeros(0, np.int64),) * 3
-    card_loop, card_int, card_of = cards
+    card_of = cards[2]
 
     # 1. Reliability.
     reliability, scorecards = _reliability(
@@ -396,15 +408,23 @@ def summarise(
     )  # fmt: skip
     disc = question_discrimination(lp, qu, y, n_questions=n_q, group_decision=loop_decision)
 
-    # 2. Interviewers.
+    # 2. Interviewers, from the stated period's ratings (its own fit where
+    # older ratings are in scope: stats.periods).
     fit = fit_additive(
         c, i, qu, y, n_candidates=n_c, n_interviewers=n_i, n_questions=n_q,
         scorecard=card_of,
     )  # fmt: skip
+    now = _Stated.of(fit, per, (c, i, qu, y, lp), rec, cards, (n_c, n_i, n_q))
     interviewers, shrunk, int_n, int_flags = interviewer_rows(
-        fit, lp, i, qu, y, rec, loop_decision, card_loop, card_int, card_of, n_i, n_q,
-        ndigits,
+        now.fit, now.loop, now.interviewer, now.question, now.rating, now.recommendation,
+        loop_decision, *now.cards, n_i, n_q, ndigits,
     )  # fmt: skip
+    if per is not None:
+        change = previous_change(
+            (c, i, qu, y, lp), per, now.fit, int_flags.reported, sizes=(n_c, n_i, n_q)
+        )
+        for row, extra in zip(interviewers, change_columns(change, ndigits), strict=True):
+            row.update(extra)
     # 4. Candidates.
     c_n = np.bincount(c, minlength=n_c)
     c_mean = safe_div(np.bincount(c, y, minlength=n_c), c_n)
@@ -418,7 +438,9 @@ def summarise(
     rating_top = top[qu] if rating_scale is None else rating_scale
     at_max = safe_div(np.bincount(qu, (y >= rating_top).astype(np.float64), minlength=n_q), q_n)
     at_min = safe_div(np.bincount(qu, (y <= bottom[qu]).astype(np.float64), minlength=n_q), q_n)
-    ceiling_share = float(np.mean(y >= rating_top)) if y.size else math.nan
+    # Of the stated period's ratings: the ceiling compresses its severities.
+    at_top = (y >= rating_top) if now.keep is None else (y >= rating_top)[now.keep]
+    ceiling_share = float(np.mean(at_top)) if at_top.size else math.nan
     low_disc = (disc.with_rest < LOW_DISCRIMINATION) & (
         disc.with_rest_pairs >= LOW_DISCRIMINATION_MIN_PAIRS
     )
@@ -475,18 +497,18 @@ def summarise(
         "reliability": to_jsonable(reliability, ndigits),
         "model": to_jsonable(
             {
-                "mu": fit.mu,
-                "residual_sd": math.sqrt(fit.residual_variance)
-                if fit.residual_variance >= 0
+                "mu": now.fit.mu,
+                "residual_sd": math.sqrt(now.fit.residual_variance)
+                if now.fit.residual_variance >= 0
                 else None,
-                "df_residual": fit.df_residual,
-                "components": fit.n_components,
-                "main_component_share": fit.main_share,
+                "df_residual": now.fit.df_residual,
+                "components": now.fit.n_components,
+                "main_component_share": now.fit.main_share,
                 "severity_sd": math.sqrt(shrunk.tau2),
-                "halo_sd": math.sqrt(fit.halo_variance),
-                "within_sd": math.sqrt(fit.within_variance),
-                "estimability": _estimability(fit),
-                "interaction_sd": math.sqrt(fit.interaction_variance),
+                "halo_sd": math.sqrt(now.fit.halo_variance),
+                "within_sd": math.sqrt(now.fit.within_variance),
+                "estimability": _estimability(now.fit),
+                "interaction_sd": math.sqrt(now.fit.interaction_variance),
                 "ceiling_share": ceiling_share,
                 "ceiling_warning": None
                 if not ceiling_share >= CEILING_WARNING_SHARE

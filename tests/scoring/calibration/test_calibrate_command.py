@@ -163,7 +163,8 @@ CANDIDATE_KEYS = {"candidate", "ratings", "raw_mean", "adjusted", "adjusted_se"}
 def test_the_json_has_the_keys_design_md_promises(role: Role, tmp_path: Path) -> None:
     result = imported_and_calibrated(tmp_path, lenient_panel_rows(), "--scale-max", "7")
 
-    assert result["scope"] == {"role": ROLE, "level": None}
+    assert result["scope"]["role"] == ROLE and result["scope"]["level"] is None
+    assert result["scope"]["flags"] == "confirmatory" and result["scope"]["period"]["months"] == 12
     assert dt.datetime.fromisoformat(result["computed_at"]).tzinfo is not None
     assert result["inputs"] == {
         "ratings": 140,
@@ -264,9 +265,9 @@ def test_it_prints_a_list_when_it_calibrates_several_roles(role: Role, tmp_path:
 
     result = calibrate_json()
 
-    assert [r["scope"] for r in result] == [
-        {"role": ROLE, "level": None},
-        {"role": "Data Engineer", "level": None},
+    assert [(r["scope"]["role"], r["scope"]["level"]) for r in result] == [
+        (ROLE, None),
+        ("Data Engineer", None),
     ]
 
 
@@ -278,7 +279,12 @@ def test_a_role_without_ratings_gets_an_empty_snapshot(role: Role, tmp_path: Pat
     full, empty = calibrate_json()
 
     assert full["inputs"]["ratings"] == 24
-    assert empty["scope"] == {"role": "Data Engineer", "level": None}
+    assert empty["scope"] == {
+        "role": "Data Engineer",
+        "level": None,
+        "period": None,
+        "flags": "confirmatory",
+    }
     assert empty["inputs"] == dict.fromkeys(
         ("ratings", "scorecards", "candidates", "interviewers", "questions"), 0
     )
@@ -348,8 +354,9 @@ def test_a_snapshot_is_stored_per_level_with_ratings(role: Role, tmp_path: Path)
     }
     assert set(snapshots) == {None, "L4", "L6"}
     assert snapshots[None] == whole
-    assert snapshots["L4"]["scope"] == {"role": ROLE, "level": "L4"}
-    assert snapshots["L6"]["scope"] == {"role": ROLE, "level": "L6"}
+    assert snapshots["L4"]["scope"]["level"] == "L4"
+    assert snapshots["L6"]["scope"]["level"] == "L6"
+    assert snapshots["L6"]["scope"]["flags"] == "exploratory"
     assert snapshots["L4"]["inputs"]["ratings"] == 24
     assert snapshots["L6"]["inputs"]["ratings"] == 41
     assert whole["inputs"]["ratings"] == 24 + 41

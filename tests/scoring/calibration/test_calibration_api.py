@@ -83,7 +83,13 @@ def test_the_role_name_is_matched_without_case(lead: User, calibrated: Calibrate
     response = client_for(lead).get(LATEST, {"role": ROLE.upper()})
 
     assert response.status_code == 200
-    assert response.json()["scope"] == {"role": ROLE, "level": None}
+    scope = response.json()["scope"]
+    assert {key: scope[key] for key in ("role", "level", "flags")} == {
+        "role": ROLE,
+        "level": None,
+        "flags": "confirmatory",
+    }
+    assert scope["period"]["months"] == 12
 
 
 def test_the_scope_may_name_the_role_and_level_by_id(lead: User, calibrated: Calibrated) -> None:
@@ -163,7 +169,13 @@ def test_the_level_parameter_scopes_the_snapshot(lead: User, calibrated: Calibra
 
     assert response.status_code == 200
     assert response.json() == lead_view(calibrated.level_snapshot.result)
-    assert response.json()["scope"] == {"role": ROLE, "level": "L5"}
+    scope = response.json()["scope"]
+    # A level's flags adjust for its own tests only: marked exploratory.
+    assert {key: scope[key] for key in ("role", "level", "flags")} == {
+        "role": ROLE,
+        "level": "L5",
+        "flags": "exploratory",
+    }
 
 
 def test_it_answers_400_without_a_role(lead: User, calibrated: Calibrated) -> None:

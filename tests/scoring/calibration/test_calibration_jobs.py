@@ -141,7 +141,12 @@ def test_a_body_holding_numpy_floats_is_stored_as_plain_json(queued: Calibration
     assert stored.watermark == "w"
     assert {k: v for k, v in stored.result.items() if k != "computed_at"} == {
         "model": {"mu": 2.5, "sd": [0.25]},
-        "scope": {"role": queued.role.name, "level": None},
+        "scope": {
+            "role": queued.role.name,
+            "level": None,
+            "period": None,
+            "flags": "confirmatory",
+        },
         "watermark": "w",
     }
 

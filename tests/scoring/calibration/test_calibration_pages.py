@@ -583,6 +583,12 @@ def test_a_lead_exports_the_interviewers_table_and_the_export_is_audited(
         str(source["leniency"]),
         str(source["copanelist_gap"]),
     ]
+    # The period the row describes, and (none here: one year of ratings) no change.
+    assert [cell["period_start"], cell["period_end"]] == [
+        source["period"]["start"],
+        source["period"]["end"],
+    ]
+    assert [cell["severity_previous"], cell["severity_change"]] == ["", ""]
     assert cell["separable"] == "True" and cell["flag"] == "lenient"
     event = AuditEvent.objects.get()
     assert (event.actor, event.action, event.target) == (
@@ -713,3 +719,17 @@ def test_the_reliability_cards_show_g_with_its_interval_and_why_kappa_is_missing
     assert "Reliability of raw panel means G(q,k)" in html
     if reliability["fleiss_kappa"] is None:
         assert f"Not defined here: {reliability['fleiss_kappa_reason']}" in html
+
+
+def test_the_header_states_the_period_and_the_interviewers_show_a_change_column(
+    client: Client, lead: User, calibrated: Calibrated
+) -> None:
+    html = page(client, lead, role=calibrated.role.pk)
+
+    period = calibrated.snapshot.result["scope"]["period"]
+    assert (
+        f'<span id="period">Severities and flags describe {period["start"][:10]} to'
+        f" {period['end'][:10]} (12 months to the newest interview).</span>"
+    ) in html
+    header = tables(html)["Interviewers"][0]
+    assert header[-2:] == ["Change", "Flag"]

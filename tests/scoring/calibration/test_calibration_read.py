@@ -219,7 +219,10 @@ def test_a_level_holding_every_rating_stores_the_role_result_under_its_scope(
     whole = calibrate_json("--role", ROLE)
 
     level = CalibrationSnapshot.objects.get(level__name="L4")
-    assert level.result["scope"] == {"role": ROLE, "level": "L4"}
+    assert level.result["scope"]["role"] == ROLE and level.result["scope"]["level"] == "L4"
+    # Its own scope (a level's flags are exploratory), the role's period.
+    assert level.result["scope"]["flags"] == "exploratory"
+    assert level.result["scope"]["period"] == whole["scope"]["period"]
     assert level.result["watermark"] == level.watermark == whole["watermark"]
     same = {"scope", "computed_at", "watermark"}
     assert {k: v for k, v in level.result.items() if k not in same} == {
