@@ -187,9 +187,9 @@ def test_kappa_replaces_raw_agreement_and_unflagged_rows_say_what_could_go_unsee
     html = page(client, lead, role=calibrated.role.pk)
 
     found = tables(html)["Interviewers"]
-    assert found[0][8:11] == ["κ with decision", "κ with the others", "Flag"]
+    assert found[0][8:12] == ["κ with decision", "κ with the others", "Change", "Flag"]
     ines = next(row for row in found if row[0].endswith("ines"))
-    assert ines[8:11] == ["0.41", "-0.05", "none; flags from ±0.73"]
+    assert ines[8:12] == ["0.41", "-0.05", "—", "none; flags from ±0.73"]
     assert "0.90" not in html  # the raw agreement is not shown
 
 
