@@ -5,10 +5,10 @@ from django.contrib.auth.models import User
 
 from config.exceptions import ApplicationError, Conflict
 from kit.models import Question
-from scoring.calibration import services
+from scoring.exercises import services
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
 from tests.factories import make_question
-from tests.scoring.calibration.exercises.helpers import answers, create, rubric
+from tests.scoring.exercises.helpers import answers, create, rubric
 
 
 @pytest.fixture
