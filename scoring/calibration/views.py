@@ -19,6 +19,7 @@ from core.services import audit_event_record
 from kit.models import Level, Role
 from scoring.calibration import selectors, services
 from scoring.calibration.definitions import ALPHA, BAND_SOURCES, G_QK, band, bands_text
+from scoring.exercises.limits import ANSWERS_FOR_ICC
 from scoring.exercises.selectors import latest_exercise_icc
 from scoring.models import CalibrationJob
 
@@ -91,6 +92,8 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "job": job,
             "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
             "exercise_icc": latest_exercise_icc(role=role) if full and role else None,
+            # The answers (and candidates in the ratings) the ICC card asks for.
+            "icc_min": ANSWERS_FOR_ICC,
             "bands": _reliability_bands(result) if full and result else None,
             "full": full,
             "viewer": _viewer(request, full=full, result=result),

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404
 from core.permissions import is_lead
 from kit.models import Role, RubricItem
 from scoring.calibration import stats
+from scoring.exercises.limits import ANSWERS_FOR_ICC
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
 
 
@@ -210,7 +211,7 @@ class ExerciseIcc:
 
     exercise: CalibrationExercise
     answers: int
-    icc: dict[str, Any] | None  # None under stats.ICC_MIN_CANDIDATES answers
+    icc: dict[str, Any] | None  # None under ANSWERS_FOR_ICC answers
 
 
 def latest_exercise_icc(*, role: Role) -> ExerciseIcc | None:
@@ -229,5 +230,5 @@ def latest_exercise_icc(*, role: Role) -> ExerciseIcc | None:
     if exercise is None:
         return None
     report = exercise_report(exercise=exercise)
-    enough = len(report.answers) >= stats.ICC_MIN_CANDIDATES
+    enough = len(report.answers) >= ANSWERS_FOR_ICC
     return ExerciseIcc(exercise, len(report.answers), report.icc if enough else None)

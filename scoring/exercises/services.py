@@ -14,6 +14,7 @@ from core.services import audit_event_record as audit
 from core.validators import validate_one_line
 from kit import services as kit_services
 from kit.models import Question, QuestionVersion
+from scoring.exercises.limits import ANSWERS_MAX, ANSWERS_MIN
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
 
 
@@ -54,9 +55,16 @@ def exercise_create(
         ) from None
     version = question.current
     assert version is not None
-    if len(answers) < 2:
+    if len(answers) < ANSWERS_MIN:
         raise ApplicationError(
             "An exercise needs at least two reference answers.", code="exercise_too_few_answers"
+        )
+    if len(answers) > ANSWERS_MAX:
+        # The page's form offers no more; this guards any other caller. A generic code:
+        # the page-only codes are listed in config/openapi_docs.py (PAGE_ONLY_CODES).
+        raise ApplicationError(
+            f"An exercise takes at most {ANSWERS_MAX} reference answers, not {len(answers)}.",
+            code="validation_error",
         )
     if not participants:
         raise ApplicationError("Invite at least one interviewer.", code="exercise_no_invitees")

@@ -16,6 +16,7 @@ from interviews.forms import interviewer_choices
 from kit.models import Question
 from scoring.anchors import anchors
 from scoring.exercises import selectors, services
+from scoring.exercises.limits import ANSWERS_FOR_ICC, ANSWERS_MAX, ANSWERS_MIN
 
 
 @login_required
@@ -36,7 +37,7 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
     questions = Question.objects.filter(status=Question.Status.ACTIVE).order_by("title")
     chosen = optional_id(request.GET, "question")
     question = questions.select_related("current").filter(pk=chosen).first() if chosen else None
-    count = optional_int(request.GET, "answers", minimum=2, maximum=8) or 3
+    count = optional_int(request.GET, "answers", minimum=ANSWERS_MIN, maximum=ANSWERS_MAX) or 3
     people = interviewer_choices()
     values: dict[str, Any] = {}
     if request.method == "POST" and question is not None:
@@ -78,6 +79,8 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
             "rubric": rubric,
             "scale": scale,
             "slots": range(1, count + 1),
+            "counts": range(ANSWERS_MIN, ANSWERS_MAX + 1),
+            "answers_for_icc": ANSWERS_FOR_ICC,
             "people": people,
             "values": values,
         },
