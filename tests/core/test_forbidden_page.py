@@ -13,7 +13,7 @@ from scoring.models import ExerciseRating
 from tests.conftest import make_user
 from tests.factories import make_question
 from tests.problems import detail
-from tests.scoring.calibration.exercises.helpers import answers, create
+from tests.scoring.exercises.helpers import answers, create
 from tests.scoring.helpers import Built, Seat, build_loop, state, submitted
 
 GENERIC = "Your account cannot do this."
