@@ -8,7 +8,9 @@ from django.contrib.auth.models import User
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from core.permissions import is_lead
+from core.permissions import Viewer, is_lead
+from interviews.pools.models import Pool, PoolMembership
+from interviews.pools.selectors import pools_visible_to
 from kit.models import Role, RubricItem
 from scoring.calibration import stats
 from scoring.exercises.limits import ANSWERS_FOR_ICC
@@ -49,6 +51,38 @@ def exercise_get(*, user: User, pk: int) -> CalibrationExercise:
             "participants",
         ),
         pk=pk,
+    )
+
+
+def pools_to_invite(*, user: Viewer) -> list[Pool]:
+    """Return the pools the user sees, each with its current `n_qualified` and
+    `n_training` members, for the new-exercise form (one query)."""
+    current = Q(memberships__removed_at=None)
+    qualified = current & Q(memberships__status=PoolMembership.Status.QUALIFIED)
+    training = current & Q(memberships__status=PoolMembership.Status.TRAINING)
+    return list(
+        pools_visible_to(user).annotate(
+            n_qualified=Count("memberships", filter=qualified),
+            n_training=Count("memberships", filter=training),
+        )
+    )
+
+
+def pool_invitees(*, pool: Pool, trainees: bool) -> list[User]:
+    """Return the pool's current qualified members, and its trainees if asked, who are
+    active, by username (one query)."""
+    statuses = [PoolMembership.Status.QUALIFIED]
+    if trainees:
+        statuses.append(PoolMembership.Status.TRAINING)
+    return list(
+        User.objects.filter(
+            is_active=True,
+            pool_memberships__pool=pool,
+            pool_memberships__removed_at=None,
+            pool_memberships__status__in=statuses,
+        )
+        .distinct()
+        .order_by("username")
     )
 
 

@@ -12,8 +12,10 @@ from core.accounts.models import Notice
 from core.outbox.services import email_queue
 from core.services import audit_event_record as audit
 from core.validators import validate_one_line
+from interviews.pools.models import Pool
 from kit import services as kit_services
 from kit.models import Question, QuestionVersion
+from scoring.exercises import selectors
 from scoring.exercises.limits import ANSWERS_MAX, ANSWERS_MIN
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
 
@@ -42,8 +44,17 @@ def exercise_create(
     answers: Sequence[AnswerInput],
     participants: Sequence[User],
     by: User,
+    pool: Pool | None = None,
+    trainees: bool = False,
 ) -> CalibrationExercise:
-    """Create an exercise on the question's current version, its answers keyed by the lead."""
+    """Create an exercise on the question's current version, its answers keyed by the lead.
+
+    1. Invite the `participants`, and, given a `pool`, every current qualified member
+       of it (and its trainees if `trainees`); a pool that adds nobody is refused, as
+       the lead meant to invite someone through it.
+    2. Queue each invitee one invitation email, and audit who was invited and through
+       which pool.
+    """
     if not title.strip():
         raise ApplicationError("Give the exercise a title.", code="exercise_title_missing")
     try:
@@ -66,8 +77,7 @@ def exercise_create(
             f"An exercise takes at most {ANSWERS_MAX} reference answers, not {len(answers)}.",
             code="validation_error",
         )
-    if not participants:
-        raise ApplicationError("Invite at least one interviewer.", code="exercise_no_invitees")
+    invited = _invitees(participants, pool, trainees)
     for n, answer in enumerate(answers, start=1):
         if not answer.transcript.strip():
             raise ApplicationError(
@@ -83,7 +93,7 @@ def exercise_create(
     exercise = CalibrationExercise.objects.create(
         title=title.strip(), version=version, created_by=by
     )
-    exercise.participants.set(participants)
+    exercise.participants.set(invited)
     for n, answer in enumerate(answers, start=1):
         reference = ReferenceAnswer.objects.create(
             exercise=exercise, order=n, transcript=answer.transcript.strip(),
@@ -91,7 +101,12 @@ def exercise_create(
         )  # fmt: skip
         reference.key_checked.set(answer.key_checked)
     kit_services.question_version_mark_used(version=version)
-    for person in participants:
+    audit(
+        actor=by, action="exercise.invited", target=str(exercise), exercise=exercise.pk,
+        invited=[person.pk for person in invited], pool=pool.pk if pool else None,
+        trainees=trainees if pool else False,
+    )  # fmt: skip
+    for person in invited:
         email_queue(
             user=person,
             kind=Notice.EXERCISE_INVITED,
@@ -99,6 +114,23 @@ def exercise_create(
             context={"exercise": exercise, "answers": len(answers)},
         )
     return exercise
+
+
+def _invitees(participants: Sequence[User], pool: Pool | None, trainees: bool) -> list[User]:
+    """Return the people chosen one by one, then the pool's, each once."""
+    invited = {person.pk: person for person in participants}
+    if pool is not None:
+        members = selectors.pool_invitees(pool=pool, trainees=trainees)
+        if not members:
+            whom = "qualified members or trainees" if trainees else "qualified members"
+            raise ApplicationError(
+                f"The pool {pool.name} has no {whom} to invite.", code="exercise_no_invitees"
+            )
+        for person in members:
+            invited.setdefault(person.pk, person)
+    if not invited:
+        raise ApplicationError("Invite at least one interviewer.", code="exercise_no_invitees")
+    return list(invited.values())
 
 
 @transaction.atomic

@@ -6,13 +6,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 
 from config.exceptions import ApplicationError
 from core.auth import signed_in
 from core.params import optional_id, optional_int
 from core.permissions import is_lead
 from interviews.forms import interviewer_choices
+from interviews.pools.selectors import pools_visible_to
 from kit.models import Question
 from scoring.anchors import anchors
 from scoring.exercises import selectors, services
@@ -31,7 +32,8 @@ def exercise_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def exercise_new(request: HttpRequest) -> HttpResponse:
-    """Pick a question, write the reference answers with their key, invite interviewers."""
+    """Pick a question, write the reference answers with their key, invite interviewers
+    one by one or a pool's (a pool the lead may not see is a 404)."""
     if not is_lead(request.user):
         raise Http404
     questions = Question.objects.filter(status=Question.Status.ACTIVE).order_by("title")
@@ -42,6 +44,12 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
     values: dict[str, Any] = {}
     if request.method == "POST" and question is not None:
         values = request.POST
+        pool_id = optional_id(request.POST, "pool")
+        pool = (
+            get_object_or_404(pools_visible_to(request.user), pk=pool_id)
+            if pool_id is not None
+            else None
+        )
         try:
             answers = [
                 services.AnswerInput(
@@ -58,6 +66,8 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
                 answers=answers,
                 participants=[u for u in people if str(u.pk) in invited],
                 by=signed_in(request),
+                pool=pool,
+                trainees=request.POST.get("pool_trainees") == "1",
             )
             messages.success(
                 request, "Exercise created; the invited interviewers can score it now."
@@ -82,6 +92,7 @@ def exercise_new(request: HttpRequest) -> HttpResponse:
             "counts": range(ANSWERS_MIN, ANSWERS_MAX + 1),
             "answers_for_icc": ANSWERS_FOR_ICC,
             "people": people,
+            "pools": selectors.pools_to_invite(user=request.user) if question else [],
             "values": values,
         },
     )
