@@ -29,7 +29,10 @@ class ScoringConfig(AppConfig):
         reader_register("scorecard.amended", read_card)
         reader_register("loop.decided", read_decision)
         reader_register("calibration.completed", read_snapshot)
-        # What a training path may ask of calibration (interviews.pools.evidence).
+        # What a training path may ask of calibration and of exercises
+        # (interviews.pools.evidence).
         from scoring.calibration import pool_evidence
+        from scoring.exercises import pool_evidence as exercise_evidence
 
         pool_evidence.register()
+        exercise_evidence.register()

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from scoring.calibration import views as calibration
 from scoring.rights import views as rights
@@ -12,9 +12,7 @@ urlpatterns = [
     path("calibration/", calibration.calibration, name="calibration"),
     path("calibration/run/", calibration.calibration_run, name="calibration-run"),
     path("calibration/export.csv", calibration.calibration_export, name="calibration-export"),
-    path("calibration/exercises/", calibration.exercise_list, name="exercises"),
+    path("calibration/exercises/", include("scoring.exercises.urls")),
     path("candidates/<int:pk>/export.json", rights.candidate_export, name="candidate-export"),
     path("candidates/<int:pk>/erase/", rights.candidate_erase, name="candidate-erase"),
-    path("calibration/exercises/new/", calibration.exercise_new, name="exercise-new"),
-    path("calibration/exercises/<int:pk>/", calibration.exercise_detail, name="exercise"),
 ]

@@ -37,6 +37,7 @@ from core.webhooks.services import webhook_subscription_create
 from interviews.models import Loop
 from kit.models import Competency, Level, LoopTemplate, Question
 from scoring.calibration import services as calibration
+from scoring.exercises import services as exercises
 from scoring.models import Scorecard
 from scoring.scorecards import services as scorecards
 from tests.conftest import make_user
@@ -130,17 +131,17 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
         seat = TrainingSeat.objects.create(membership=trainee, interview=interview, kind="shadow")
         pools.seat_sign_off(seat=seat, ready=True, by=lead)
         question = make_question(role=built.loop.role, title="Exercise question")
-        exercise = calibration.exercise_create(
+        exercise = exercises.exercise_create(
             title="November calibration",
             question=question,
             answers=[
-                calibration.AnswerInput(transcript="First answer", key_rating=3),
-                calibration.AnswerInput(transcript="Second answer", key_rating=2),
+                exercises.AnswerInput(transcript="First answer", key_rating=3),
+                exercises.AnswerInput(transcript="Second answer", key_rating=2),
             ],
             participants=[colleague],
             by=lead,
         )
-        calibration.exercise_rate(answer=exercise.answers.get(order=1), by=colleague, rating=3)
+        exercises.exercise_rate(answer=exercise.answers.get(order=1), by=colleague, rating=3)
         # A person's settings; the panel's emails above are queued (unsent: no commit here).
         accounts.profile_update(user=interviewer, time_zone="Europe/London", emails_on=[])
         accounts.external_identity_link(

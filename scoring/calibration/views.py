@@ -1,12 +1,11 @@
-"""Pages for calibration: the dashboard, starting a run, the CSV export, exercises."""
+"""Pages for calibration: the dashboard, starting a run, the CSV export. The exercises'
+pages are in scoring/exercises/views.py."""
 
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,16 +15,15 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from core import spreadsheet
-from core.api.exceptions import ApplicationError
 from core.audit.services import audit_event_record
 from core.auth import signed_in
-from core.http.params import one, optional_choice, optional_id, optional_int, optional_page
+from core.http.params import one, optional_choice, optional_id, optional_page
 from core.permissions import is_lead, is_recruiter
-from interviews.forms import interviewer_choices
-from kit.models import Level, Question, Role
-from scoring.anchors import anchors
+from kit.models import Level, Role
 from scoring.calibration import selectors, services
 from scoring.calibration.definitions import ALPHA, BAND_SOURCES, G_QK, band, bands_text
+from scoring.exercises.limits import ANSWERS_FOR_ICC
+from scoring.exercises.selectors import latest_exercise_icc
 from scoring.models import CalibrationJob
 
 
@@ -98,7 +96,9 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "charts": charts,
             "job": job,
             "checked_again": selectors.checked_since(snapshot=snapshot) if snapshot else None,
-            "exercise_icc": selectors.latest_exercise_icc(role=role) if full and role else None,
+            "exercise_icc": latest_exercise_icc(role=role) if full and role else None,
+            # The answers (and candidates in the ratings) the ICC card asks for.
+            "icc_min": ANSWERS_FOR_ICC,
             "bands": _reliability_bands(result) if full and result else None,
             "full": full,
             "viewer": _viewer(request, full=full, result=result),
@@ -277,124 +277,3 @@ def _csv_value(row: dict[str, Any], column: str) -> object:
     if part is not None and value is not None:
         value = value[part]
     return "" if value is None else value
-
-
-# --- calibration exercises ----------------------------------------------------------------
-
-
-@login_required
-def exercise_list(request: HttpRequest) -> HttpResponse:
-    exercises = selectors.exercises_for(user=signed_in(request))
-    return render(
-        request,
-        "scoring/exercise_list.html",
-        {"exercises": exercises, "lead": is_lead(request.user)},
-    )
-
-
-@login_required
-def exercise_new(request: HttpRequest) -> HttpResponse:
-    """Pick a question, write the reference answers with their key, invite interviewers."""
-    if not is_lead(request.user):
-        raise Http404
-    questions = Question.objects.filter(status=Question.Status.ACTIVE).order_by("title")
-    chosen = optional_id(request.GET, "question")
-    question = questions.select_related("current").filter(pk=chosen).first() if chosen else None
-    count = optional_int(request.GET, "answers", minimum=2, maximum=8) or 3
-    people = interviewer_choices()
-    values: dict[str, Any] = {}
-    if request.method == "POST" and question is not None:
-        values = request.POST
-        try:
-            answers = [
-                services.AnswerInput(
-                    transcript=request.POST.get(f"a{n}-transcript", ""),
-                    key_rating=int(request.POST.get(f"a{n}-key") or 0),
-                    key_checked=tuple(int(v) for v in request.POST.getlist(f"a{n}-checked")),
-                )
-                for n in range(1, count + 1)
-            ]
-            invited = {str(u.pk) for u in people} & set(request.POST.getlist("participants"))
-            exercise = services.exercise_create(
-                title=request.POST.get("title", ""),
-                question=question,
-                answers=answers,
-                participants=[u for u in people if str(u.pk) in invited],
-                by=signed_in(request),
-            )
-            messages.success(
-                request, "Exercise created; the invited interviewers can score it now."
-            )
-            return redirect("scoring:exercise", exercise.pk)
-        except ValueError:
-            messages.error(request, "A key rating or rubric item is not a number.")
-        except ApplicationError as exc:
-            messages.error(request, exc.message)
-    current = question.current if question else None
-    rubric = list(current.rubric.all()) if current else []
-    scale = range(1, current.scale_max + 1) if current else range(0)
-    return render(
-        request,
-        "scoring/exercise_new.html",
-        {
-            "questions": questions,
-            "question": question,
-            "rubric": rubric,
-            "scale": scale,
-            "slots": range(1, count + 1),
-            "people": people,
-            "values": values,
-        },
-    )
-
-
-@login_required
-def exercise_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """Participants score each answer blind; the lead reads the report."""
-    user = signed_in(request)
-    exercise = selectors.exercise_get(user=user, pk=pk)
-    participant = any(u.pk == user.pk for u in exercise.participants.all())
-    if request.method == "POST":
-        if request.POST.get("action") == "close" and is_lead(user):
-            try:
-                services.exercise_close(exercise=exercise, by=user)
-                messages.success(request, "Exercise closed.")
-            except ApplicationError as exc:
-                messages.error(request, exc.message)
-            return redirect("scoring:exercise", exercise.pk)
-        if not participant:
-            raise PermissionDenied("Only invited interviewers score this exercise.")
-        try:
-            scores = [
-                (
-                    answer.pk,
-                    int(request.POST[f"a{answer.pk}-rating"]),
-                    [int(v) for v in request.POST.getlist(f"a{answer.pk}-checked")],
-                )
-                for answer in exercise.answers.all()
-                if request.POST.get(f"a{answer.pk}-rating")
-            ]
-            services.exercise_score(exercise=exercise, by=user, scores=scores)
-            messages.success(request, "Scores saved.")
-            return redirect("scoring:exercise", exercise.pk)
-        except ValueError:
-            messages.error(request, "A rating or rubric item is not a number.")
-        except ApplicationError as exc:
-            messages.error(request, exc.message)
-    report = selectors.exercise_report(exercise=exercise) if is_lead(user) else None
-    mine = selectors.own_exercise_ratings(user=user, exercise=exercise)
-    return render(
-        request,
-        "scoring/exercise.html",
-        {
-            "exercise": exercise,
-            "report": report,
-            "participant": participant,
-            "mine": mine,
-            "gaps": selectors.own_exercise_gaps(exercise=exercise, mine=mine)
-            if participant
-            else None,
-            "anchors": anchors(exercise.version.scale_max),
-            "rubric": list(exercise.version.rubric.all()),
-        },
-    )

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 
 from scoring.calibration import selectors
 from scoring.calibration.selectors import PanelCalibration
+from scoring.exercises import selectors as exercises
 from scoring.models import CalibrationExercise
 from scoring.scorecards.selectors import Debrief
 
@@ -31,4 +32,4 @@ def panel_calibration(debrief: Debrief) -> PanelCalibration | None:
 def exercises_waiting(user: User) -> list[CalibrationExercise]:
     """Return the open calibration exercises with answers the user has still to score,
     for the cue on My interviews (an interviews page, which asks scoring nothing)."""
-    return selectors.exercises_waiting_for(user=user)
+    return exercises.exercises_waiting_for(user=user)

@@ -12,7 +12,7 @@ from kit.models import Question
 from scoring.models import ExerciseRating
 from tests.conftest import make_user
 from tests.problems import detail
-from tests.scoring.calibration.exercises.helpers import answers, create
+from tests.scoring.exercises.helpers import answers, create
 from tests.scoring.helpers import state, submitted
 from tests.support.factories import make_question
 from tests.support.loops import Built, Seat, build_loop

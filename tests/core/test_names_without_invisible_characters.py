@@ -14,7 +14,7 @@ from core.api.exceptions import ApplicationError
 from core.models import AuditEvent
 from interviews.models import Candidate
 from kit.models import Role
-from scoring.calibration import services as calibration
+from scoring.exercises import services as exercises
 from scoring.models import CalibrationExercise
 from tests.conftest import client_for, make_user
 from tests.interviews.helpers import snapshot
@@ -169,12 +169,12 @@ def test_an_exercise_title_must_be_one_line(
     question = make_question(title="KV cache sizing")
 
     with pytest.raises(ApplicationError) as refused:
-        calibration.exercise_create(
+        exercises.exercise_create(
             title=title,
             question=question,
             answers=[
-                calibration.AnswerInput("Strong.", 4),
-                calibration.AnswerInput("Weak.", 1),
+                exercises.AnswerInput("Strong.", 4),
+                exercises.AnswerInput("Weak.", 1),
             ],
             participants=[interviewer],
             by=lead,

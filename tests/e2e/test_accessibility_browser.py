@@ -21,6 +21,7 @@ from core.permissions import INTERVIEWER as INTERVIEWER_PERSONA
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from kit.models import Question, Role
 from scoring.calibration import services as calibration_services
+from scoring.exercises import services as exercise_services
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user
@@ -50,12 +51,12 @@ def build_demo() -> dict[str, list[tuple[str, str]]]:
     calibration_services.calibration_run_now(role=role, by=lead)
     question = Question.objects.filter(role=role, status="active").order_by("pk").first()
     assert question is not None and question.current is not None
-    exercise = calibration_services.exercise_create(
+    exercise = exercise_services.exercise_create(
         title="December calibration",
         question=question,
         answers=[
-            calibration_services.AnswerInput(transcript="A calm, complete answer.", key_rating=4),
-            calibration_services.AnswerInput(transcript="A partial answer.", key_rating=2),
+            exercise_services.AnswerInput(transcript="A calm, complete answer.", key_rating=4),
+            exercise_services.AnswerInput(transcript="A partial answer.", key_rating=2),
         ],
         participants=[interviewer],
         by=lead,

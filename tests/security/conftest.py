@@ -30,6 +30,7 @@ from interviews.pools.models import (
 )
 from kit.models import Competency, Level, LoopTemplate, Question, Role
 from scoring.calibration import services as scoring_services
+from scoring.exercises import services as exercise_services
 from scoring.models import CalibrationExercise, CalibrationJob, CalibrationSnapshot, Scorecard
 from tests.conftest import make_user
 from tests.scoring.helpers import draft, submitted
@@ -111,12 +112,12 @@ def build_world() -> World:
     assert job.status == CalibrationJob.Status.DONE, job.error
     item = built.questions(first)[0]
     question = item.question
-    exercise = scoring_services.exercise_create(
+    exercise = exercise_services.exercise_create(
         title="Matrix exercise",
         question=question,
         answers=[
-            scoring_services.AnswerInput(transcript="Answer one", key_rating=3, key_checked=()),
-            scoring_services.AnswerInput(transcript="Answer two", key_rating=2, key_checked=()),
+            exercise_services.AnswerInput(transcript="Answer one", key_rating=3, key_checked=()),
+            exercise_services.AnswerInput(transcript="Answer two", key_rating=2, key_checked=()),
         ],
         participants=[users["olga"]],
         by=users["leo"],

@@ -15,6 +15,7 @@ import pytest
 from django.test import Client
 
 from core.models import AuditEvent
+from scoring.exercises.limits import ANSWERS_MAX
 from tests.problems import detail, field_errors
 from tests.scoring.helpers import state
 from tests.security.conftest import World
@@ -49,7 +50,7 @@ CASES = [
     ("leo", "/calibration/export.csv", "level", STRICT_IDS),
     ("leo", "/calibration/export.csv", "table", NOT_CHOICES),
     ("leo", "/calibration/exercises/new/", "question", STRICT_IDS),
-    ("leo", "/calibration/exercises/new/", "answers", [*NOT_NUMBERS, "1", "9"]),
+    ("leo", "/calibration/exercises/new/", "answers", [*NOT_NUMBERS, "1", str(ANSWERS_MAX + 1)]),
     ("leo", "/audit/", "action", NOT_TEXT),
     ("leo", "/audit/", "format", NOT_CHOICES),
     ("leo", "/audit/", "page", NOT_NUMBERS),

@@ -1,11 +1,13 @@
 """What a training path reads of calibration: the best closed exercise's gap to the key
-and the severity flag of the newest snapshot (scoring.calibration.pool_evidence)."""
+(scoring.exercises.pool_evidence) and the severity flag of the newest snapshot
+(scoring.calibration.pool_evidence)."""
 
 from decimal import Decimal
 
 from interviews.pools import services
 from interviews.pools.models import PoolMembership, TrainingSeat
 from scoring.calibration import pool_evidence
+from scoring.exercises import pool_evidence as exercise_evidence
 from scoring.models import CalibrationExercise, CalibrationSnapshot, ExerciseRating, ReferenceAnswer
 from tests.interviews.pools.conftest import interviewer_in
 
@@ -27,7 +29,7 @@ def exercise(world, lead, ratings: dict[int, int], *, closed: bool = True):  # t
 
 def test_the_best_closed_exercise_on_the_pools_role_is_read_as_its_gap(pool, world, lead):
     trainee = interviewer_in("theo")
-    assert pool_evidence.calibration(trainee.pk, pool) is None
+    assert exercise_evidence.calibration(trainee.pk, pool) is None
     far, answers = exercise(world, lead, {})
     ExerciseRating.objects.create(answer=answers[2], interviewer=trainee, rating=4)
     ExerciseRating.objects.create(answer=answers[4], interviewer=trainee, rating=3)
@@ -37,7 +39,7 @@ def test_the_best_closed_exercise_on_the_pools_role_is_read_as_its_gap(pool, wor
     still_open, answers = exercise(world, lead, {}, closed=False)
     ExerciseRating.objects.create(answer=answers[2], interviewer=trainee, rating=2)
     ExerciseRating.objects.create(answer=answers[4], interviewer=trainee, rating=4)
-    assert pool_evidence.calibration(trainee.pk, pool) == {"exercise_id": near.pk, "gap": 0.5}
+    assert exercise_evidence.calibration(trainee.pk, pool) == {"exercise_id": near.pk, "gap": 0.5}
     assert far.pk != near.pk != still_open.pk
 
 

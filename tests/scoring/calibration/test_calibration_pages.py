@@ -20,6 +20,7 @@ from kit.models import Level, Question, Role, RubricItem
 from scoring.calibration import selectors, services
 from scoring.calibration.definitions import ALPHA, BANDS, DEFINITIONS, G_QK, band, bands_text
 from scoring.calibration.views import EXPORT_COLUMNS
+from scoring.exercises import services as exercises
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import make_user
 from tests.integration.data import write_ratings_csv
@@ -657,11 +658,11 @@ def _closed_exercise(role: Role, lead: User, answers: int) -> None:
 
     people = [make_user(f"ex-rater-{n}", INTERVIEWER) for n in range(3)]
     question = make_question(role=role, title="Exercise question")
-    exercise = services.exercise_create(
+    exercise = exercises.exercise_create(
         title="Spring calibration",
         question=question,
         answers=[
-            services.AnswerInput(transcript=f"Answer {n}", key_rating=1 + n % 4, key_checked=())
+            exercises.AnswerInput(transcript=f"Answer {n}", key_rating=1 + n % 4, key_checked=())
             for n in range(answers)
         ],
         participants=people,
@@ -672,8 +673,8 @@ def _closed_exercise(role: Role, lead: User, answers: int) -> None:
             (a.pk, min(4, max(1, a.key_rating + (offset if a.order % 3 == 0 else 0) - 1)), ())
             for a in ReferenceAnswer.objects.filter(exercise=exercise)
         ]
-        services.exercise_score(exercise=exercise, by=person, scores=scores)
-    services.exercise_close(exercise=exercise, by=lead)
+        exercises.exercise_score(exercise=exercise, by=person, scores=scores)
+    exercises.exercise_close(exercise=exercise, by=lead)
 
 
 def _icc_card(html: str) -> str:

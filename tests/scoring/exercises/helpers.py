@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from kit.models import Question, RubricItem
-from scoring.calibration import services
+from scoring.exercises import services
 from scoring.models import CalibrationExercise, ReferenceAnswer
 
 

@@ -6,9 +6,9 @@ from django.contrib.auth.models import User
 from core.api.exceptions import Conflict
 from core.models import AuditEvent
 from kit.models import Question
-from scoring.calibration import services
+from scoring.exercises import services
 from scoring.models import CalibrationExercise
-from tests.scoring.calibration.exercises.helpers import create
+from tests.scoring.exercises.helpers import create
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from django.test import Client
 
 from kit.models import Question
 from scoring.models import CalibrationExercise
-from tests.scoring.calibration.exercises.helpers import create, signed_in
+from tests.scoring.exercises.helpers import create, signed_in
 from tests.scoring.helpers import count_queries
 
 URL = "/calibration/exercises/"

@@ -8,9 +8,9 @@ from django.contrib.auth.models import User
 from core.api.exceptions import ApplicationError
 from kit import services as kit_services
 from kit.models import Question, QuestionVersion
-from scoring.calibration import services
+from scoring.exercises import services
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
-from tests.scoring.calibration.exercises.helpers import answers, create, keyed, rubric
+from tests.scoring.exercises.helpers import answers, create, keyed, rubric
 from tests.support.factories import make_question
 
 

@@ -8,7 +8,7 @@ from django.test import Client
 
 from kit.models import Question, QuestionVersion
 from scoring.models import CalibrationExercise, ReferenceAnswer
-from tests.scoring.calibration.exercises.helpers import rubric, signed_in
+from tests.scoring.exercises.helpers import rubric, signed_in
 
 URL = "/calibration/exercises/new/"
 

@@ -5,9 +5,9 @@ from django.contrib.auth.models import User
 
 from core.api.exceptions import ApplicationError, Conflict
 from kit.models import Question
-from scoring.calibration import services
+from scoring.exercises import services
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
-from tests.scoring.calibration.exercises.helpers import answers, create, rubric
+from tests.scoring.exercises.helpers import answers, create, rubric
 from tests.support.factories import make_question
 
 

@@ -5,10 +5,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from kit.models import Question
-from scoring.calibration import selectors, services
+from scoring.exercises import selectors, services
 from scoring.models import CalibrationExercise
-from tests.scoring.calibration.exercises.helpers import answers, create, rubric, signed_in
 from tests.scoring.calibration.helpers import tables
+from tests.scoring.exercises.helpers import answers, create, rubric, signed_in
 from tests.scoring.helpers import count_queries
 
 TITLE = "The key and your scores"

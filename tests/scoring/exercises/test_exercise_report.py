@@ -22,9 +22,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from kit.models import Question
-from scoring.calibration import selectors, services, stats
+from scoring.calibration import stats
+from scoring.exercises import selectors, services
 from scoring.models import CalibrationExercise
-from tests.scoring.calibration.exercises.helpers import answers, create, rubric
+from tests.scoring.exercises.helpers import answers, create, rubric
 
 GRID = [[4, 3, 2], [2, 1, 1], [4, 3, 1]]  # answers x (Ines, Omar, Pia)
 

@@ -1,13 +1,13 @@
 """My interviews tells an interviewer which calibration exercises wait for their scores
-(scoring.calibration.selectors.exercises_waiting_for, through the `calibration` tags)."""
+(scoring.exercises.selectors.exercises_waiting_for, through the `calibration` tags)."""
 
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from kit.models import Question
-from scoring.calibration import selectors, services
-from tests.scoring.calibration.exercises.helpers import answers, create, signed_in
+from scoring.exercises import selectors, services
+from tests.scoring.exercises.helpers import answers, create, signed_in
 
 URL = "/interviews/"
 

@@ -7,10 +7,10 @@ from django.test import Client
 from core.models import AuditEvent
 from core.permissions import INTERVIEWER
 from kit.models import Question
-from scoring.calibration import services
+from scoring.exercises import services
 from scoring.models import CalibrationExercise, ExerciseRating, ReferenceAnswer
 from tests.conftest import make_user
-from tests.scoring.calibration.exercises.helpers import answers, create, rubric, signed_in
+from tests.scoring.exercises.helpers import answers, create, rubric, signed_in
 from tests.scoring.helpers import count_queries
 
 GRID = [[4, 3, 2], [2, 1, 1], [4, 3, 1]]  # answers x (Ines, Omar, Pia); see test_exercise_report
