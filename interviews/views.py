@@ -27,6 +27,7 @@ from interviews.forms import (
     interviewer_choices,
 )
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
+from interviews.pools import selectors as pool_selectors
 from kit.models import Question, RubricItem
 
 PER_PAGE = 25
@@ -153,6 +154,12 @@ def loop_new(request: HttpRequest) -> HttpResponse:
                     allow_duplicate=form.cleaned_data["allow_duplicate"],
                     by=signed_in(request),
                 )
+                if pool_selectors.loop_has_pool(loop):
+                    # Its panels are proposed from the pools at once: accept, re-roll or edit.
+                    messages.success(
+                        request, "Loop saved. Its panels are proposed from the pools below."
+                    )
+                    return redirect("interviews:loop-staff", loop.pk)
                 messages.success(request, "Loop saved. Add the panel and times for each interview.")
                 return redirect("interviews:loop-detail", loop.pk)
         except ApplicationError as exc:
