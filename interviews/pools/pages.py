@@ -251,7 +251,9 @@ def pool_seat(request: HttpRequest, pk: int) -> HttpResponse:
                     request, f"Signed off: {name} graduated into {seat.membership.pool.name}."
                 )
             else:
-                messages.success(request, f"Signed off {name}'s {seat.get_kind_display().lower()} seat.")
+                messages.success(
+                    request, f"Signed off {name}'s {seat.get_kind_display().lower()} seat."
+                )
             return redirect("interviews:pool-seat", seat.pk)
     status = 400 if form.errors else 200
     context = {"seat": seat, "form": form, "trainee": seat.membership.user}

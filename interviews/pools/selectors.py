@@ -13,6 +13,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from core.permissions import Viewer, is_hiring_manager, is_lead, is_recruiter
+from interviews import clashes
 from interviews.models import Interview, Loop, Panelist
 from interviews.pools import proposal
 from interviews.pools.models import (
@@ -274,13 +275,7 @@ def staffing_proposal(
     people = {m.user_id for m in members}
     diary = proposal.Diary(seats=defaultdict(list), on_loop=set(), now=now)
     for user_id, start, end in (
-        Panelist.objects.filter(
-            user_id__in=people,
-            cancelled_at=None,
-            interview__scheduled_start__lt=high,
-            interview__scheduled_end__gt=low,
-        )
-        .exclude(interview__loop__status__in=Loop.CLOSED)
+        clashes.seats_holding(user_ids=people, start=low, end=high)
         .exclude(interview_id__in=[i.pk for i in to_staff])
         .values_list("user_id", "interview__scheduled_start", "interview__scheduled_end")
     ):  # 6
@@ -331,14 +326,9 @@ def diary_for(
     at = interview.scheduled_start or now
     ids = set(user_ids)
     diary = proposal.Diary(seats=defaultdict(list), on_loop=set(), now=now)
+    window = proposal.WINDOW + timedelta(days=7)
     for user_id, start, end, loop_id in (
-        Panelist.objects.filter(
-            user_id__in=ids,
-            cancelled_at=None,
-            interview__scheduled_start__lt=at + proposal.WINDOW + timedelta(days=7),
-            interview__scheduled_end__gt=at - proposal.WINDOW - timedelta(days=7),
-        )
-        .exclude(interview__loop__status__in=Loop.CLOSED)
+        clashes.seats_holding(user_ids=ids, start=at - window, end=at + window)
         .exclude(interview=interview)
         .values_list(
             "user_id",
