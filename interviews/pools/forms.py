@@ -16,23 +16,32 @@ class PoolForm(forms.Form):
         queryset=LoopSlot.objects.none(),
         required=False,
         label="Template slot",
+        empty_label="(none)",
         help_text="The most specific: this slot's interviews draw on the pool.",
     )
     competency = forms.ModelChoiceField(
         queryset=Competency.objects.order_by("name"),
         required=False,
+        empty_label="(none)",
         help_text="Or every interview on this competency.",
     )
     role = forms.ModelChoiceField(
         queryset=Role.objects.none(),
         required=False,
+        empty_label="(none)",
         help_text="Or the role's interviews (optionally only some levels).",
     )
     level_min = forms.ModelChoiceField(
-        queryset=Level.objects.order_by("rank"), required=False, label="From level"
+        queryset=Level.objects.order_by("rank"),
+        required=False,
+        label="From level",
+        empty_label="(the lowest)",
     )
     level_max = forms.ModelChoiceField(
-        queryset=Level.objects.order_by("rank"), required=False, label="To level"
+        queryset=Level.objects.order_by("rank"),
+        required=False,
+        label="To level",
+        empty_label="(the highest)",
     )
 
     def __init__(self, *args: Any, roles: QuerySet[Role], **kwargs: Any) -> None:
