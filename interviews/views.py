@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -28,6 +29,7 @@ from interviews.forms import (
 )
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
 from interviews.pools import selectors as pool_selectors
+from interviews.pools import services as pool_services
 from kit.models import Question, RubricItem
 
 PER_PAGE = 25
@@ -189,13 +191,18 @@ def loop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if all(form.is_valid() for form in forms.values()):
         plans = [scheduling.Plan(interview=i, **forms[i.pk].cleaned_data) for i in interviews]
         try:
-            done = scheduling.loop_schedule(loop=loop, plans=plans)
+            with transaction.atomic():
+                done = scheduling.loop_schedule(loop=loop, plans=plans)
+                # Allowed, but said and audited: over a limit, outside hours, on the loop.
+                warnings = pool_services.panel_hand_warnings(interviews=done, by=signed_in(request))
         except scheduling.Refused as exc:
             _refusal_on(forms[exc.interview.pk], exc.error)
         else:
             if done:
                 titles = ", ".join(i.title for i in done)
                 messages.success(request, f"Saved the panels and times of {titles}.")
+                for warning in warnings:
+                    messages.warning(request, warning)
             else:
                 messages.info(request, "Nothing changed.")
             return redirect(_loop_url(loop.pk))

@@ -19,6 +19,7 @@ from interviews.pools.models import (
 from kit.models import Level
 from tests.conftest import make_user
 from tests.interviews.pools.conftest import interviewer_in
+from tests.interviews.test_schedule_form import as_it_is
 
 
 def page_client(user) -> Client:  # type: ignore[no-untyped-def]
@@ -279,3 +280,27 @@ def test_the_nav_links_the_pools_for_keepers_only(recruiter, lead, db):
     for user in (recruiter, lead, manager):
         assert '<a href="/pools/"' in page_client(user).get("/interviews/").content.decode()
     assert '<a href="/pools/"' not in page_client(ida).get("/interviews/").content.decode()
+
+
+def test_choosing_someone_at_their_limit_by_hand_is_allowed_said_and_audited(
+    pool, recruiter, scheduled
+):
+    # Cal works 09:00-11:00 Berlin; the Serving interview is 13:00-13:45 there.
+    cal = interviewer_in("cal", per_day=1, per_week=1)
+    InterviewerLimits.objects.filter(user=cal).update(day_start="09:00", day_end="11:00")
+    services.membership_add(pool=pool, user=cal, by=recruiter)
+    interview = scheduled[0]
+    loop = interview.loop
+    body: dict[str, object] = {}
+    for each in scheduled:  # as the page shows them: times kept, no panel yet
+        body.update(as_it_is(each))
+    body[f"i{interview.pk}-interviewers"] = [cal.pk]
+    done = page_client(recruiter).post(f"/loops/{loop.pk}/", body, follow=True)
+    text = done.content.decode()
+    assert "Saved the panels and times of" in text
+    assert interview.panel.filter(user=cal).exists()
+    event = AuditEvent.objects.get(action="panel.warned")
+    assert event.data["interview"] == interview.pk
+    assert event.data["warnings"], event.data
+    for warning in event.data["warnings"]:
+        assert warning.replace("'", "&#x27;") in text
