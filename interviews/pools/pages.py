@@ -62,7 +62,7 @@ def pool_new(request: HttpRequest) -> HttpResponse:
     if not rules.is_keeper(request.user):
         raise Http404
     by = signed_in(request)
-    form = PoolForm(request.POST or None, roles=_kept_roles(by))
+    form = PoolForm(request.POST if request.method == "POST" else None, roles=_kept_roles(by))
     if request.method == "POST" and form.is_valid():
         try:
             pool = services.pool_create(by=by, **form.cleaned_data)
@@ -71,7 +71,8 @@ def pool_new(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Pool {pool.name} made. Add its people and its path.")
             return redirect("interviews:pool-detail", pool.pk)
-    return render(request, "interviews/pool_form.html", {"form": form})
+    status = 400 if form.errors else 200
+    return render(request, "interviews/pool_form.html", {"form": form}, status=status)
 
 
 def _detail(
@@ -180,7 +181,7 @@ def pool_path(request: HttpRequest, pk: int) -> HttpResponse:
     """The pool's training path: its steps and what graduation asks for."""
     pool = _kept_pool(request, pk)
     path = selectors._path_of(pool)
-    form = PathForm(request.POST or None, instance=path)
+    form = PathForm(request.POST if request.method == "POST" else None, instance=path)
     if request.method == "POST" and form.is_valid():
         try:
             services.path_set(pool=pool, by=signed_in(request), **form.cleaned_data)
@@ -201,7 +202,7 @@ def pool_limits(request: HttpRequest, user_pk: int) -> HttpResponse:
         raise Http404
     person = get_object_or_404(User.objects.select_related("profile"), pk=user_pk, is_active=True)
     limits = InterviewerLimits.objects.filter(user=person).first() or InterviewerLimits(user=person)
-    form = LimitsForm(request.POST or None, instance=limits)
+    form = LimitsForm(request.POST if request.method == "POST" else None, instance=limits)
     back = request.GET.get("pool", "")
     if request.method == "POST" and form.is_valid():
         try:
@@ -235,7 +236,7 @@ def pool_seat(request: HttpRequest, pk: int) -> HttpResponse:
         services.seat_sign_off_check(seat=seat, by=by)
     except rules.Forbidden as exc:
         raise Http404 from exc
-    form = SignOffForm(request.POST or None)
+    form = SignOffForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         ready = form.cleaned_data["outcome"] == "ready"
         try:

@@ -43,7 +43,7 @@ def test_a_lead_makes_a_pool_for_a_slot_from_the_page(world, lead, loop: Loop):
 
 def test_a_pool_for_nothing_is_refused_beside_its_field_and_nothing_is_written(lead, world):
     page = page_client(lead).post("/pools/new/", {"name": "Nowhere"})
-    assert page.status_code == 200
+    assert page.status_code == 400
     assert "Name what the pool is for: a template slot, a competency or a role." in (
         page.content.decode()
     )
@@ -55,6 +55,7 @@ def test_a_reversed_level_range_is_refused_and_nothing_is_written(lead, world):
     low, high = Level.objects.order_by("rank")[:2]
     body = {"name": "Range", "role": world.role.pk, "level_min": high.pk, "level_max": low.pk}
     page = page_client(lead).post("/pools/new/", body)
+    assert page.status_code == 400
     assert f"{low} is below {high}: the range is reversed." in page.content.decode()
     assert not Pool.objects.exists()
 
