@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from config.exceptions import ApplicationError
 from core.auth import signed_in
+from core.params import optional_id
 from interviews import staffing
 from interviews.pools import rules, selectors, services
 from interviews.pools.forms import (
@@ -203,7 +204,7 @@ def pool_limits(request: HttpRequest, user_pk: int) -> HttpResponse:
     person = get_object_or_404(User.objects.select_related("profile"), pk=user_pk, is_active=True)
     limits = InterviewerLimits.objects.filter(user=person).first() or InterviewerLimits(user=person)
     form = LimitsForm(request.POST if request.method == "POST" else None, instance=limits)
-    back = request.GET.get("pool", "")
+    back = optional_id(request.GET, "pool")  # the pool page to return to; a bad one is a 400
     if request.method == "POST" and form.is_valid():
         try:
             services.limits_set(user=person, by=by, **form.cleaned_data)
@@ -211,8 +212,8 @@ def pool_limits(request: HttpRequest, user_pk: int) -> HttpResponse:
             _refused(form, exc)
         else:
             messages.success(request, "Saved the limits and working hours.")
-            if back.isdigit() and len(back) <= 18:
-                return redirect("interviews:pool-detail", int(back))
+            if back is not None:
+                return redirect("interviews:pool-detail", back)
             return redirect("interviews:my-interviews" if person == by else "interviews:pool-list")
     zone = selectors._zone_of_user(person)
     context = {"person": person, "form": form, "zone": zone, "back": back}

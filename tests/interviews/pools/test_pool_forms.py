@@ -305,3 +305,9 @@ def test_choosing_someone_at_their_limit_by_hand_is_allowed_said_and_audited(
     assert event.data["warnings"], event.data
     for warning in event.data["warnings"]:
         assert warning.replace("'", "&#x27;") in text
+
+
+def test_a_malformed_pool_to_return_to_is_a_400(db):
+    ida = interviewer_in("ida")
+    page = page_client(ida).get(f"/pools/limits/{ida.pk}/?pool=x")
+    assert page.status_code == 400
