@@ -1,6 +1,7 @@
 from django.urls import path
 
 from interviews import feeds, views
+from interviews.pools import pages as pool_pages
 from interviews.pools import views as pool_views
 
 app_name = "interviews"
@@ -16,6 +17,22 @@ urlpatterns = [
     path("loops/<int:pk>/interviews/new/", views.interview_add, name="interview-add"),
     path("loops/<int:pk>/staff/", pool_views.staff_loop, name="loop-staff"),
     path("pools/", pool_views.pool_list, name="pool-list"),
+    path("pools/new/", pool_pages.pool_new, name="pool-new"),
+    path("pools/<int:pk>/", pool_pages.pool_detail, name="pool-detail"),
+    path("pools/<int:pk>/path/", pool_pages.pool_path, name="pool-path"),
+    path("pools/<int:pk>/members/", pool_pages.pool_member_add, name="pool-member-add"),
+    path(
+        "pools/<int:pk>/members/<int:membership_pk>/remove/",
+        pool_pages.pool_member_remove,
+        name="pool-member-remove",
+    ),
+    path(
+        "pools/<int:pk>/members/<int:membership_pk>/graduate/",
+        pool_pages.pool_member_graduate,
+        name="pool-member-graduate",
+    ),
+    path("pools/limits/<int:user_pk>/", pool_pages.pool_limits, name="pool-limits"),
+    path("pools/seats/<int:pk>/", pool_pages.pool_seat, name="pool-seat"),
     path("interviews/", views.my_interviews, name="my-interviews"),
     path("interviews/<int:pk>/panel/", views.interview_panel, name="interview-panel"),
     path("interviews/<int:pk>/remove/", views.interview_remove, name="interview-remove"),

@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -27,6 +28,8 @@ from interviews.forms import (
     interviewer_choices,
 )
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
+from interviews.pools import selectors as pool_selectors
+from interviews.pools import services as pool_services
 from kit.models import Question, RubricItem
 
 PER_PAGE = 25
@@ -153,6 +156,12 @@ def loop_new(request: HttpRequest) -> HttpResponse:
                     allow_duplicate=form.cleaned_data["allow_duplicate"],
                     by=signed_in(request),
                 )
+                if pool_selectors.loop_has_pool(loop):
+                    # Its panels are proposed from the pools at once: accept, re-roll or edit.
+                    messages.success(
+                        request, "Loop saved. Its panels are proposed from the pools below."
+                    )
+                    return redirect("interviews:loop-staff", loop.pk)
                 messages.success(request, "Loop saved. Add the panel and times for each interview.")
                 return redirect("interviews:loop-detail", loop.pk)
         except ApplicationError as exc:
@@ -182,13 +191,18 @@ def loop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if all(form.is_valid() for form in forms.values()):
         plans = [scheduling.Plan(interview=i, **forms[i.pk].cleaned_data) for i in interviews]
         try:
-            done = scheduling.loop_schedule(loop=loop, plans=plans)
+            with transaction.atomic():
+                done = scheduling.loop_schedule(loop=loop, plans=plans)
+                # Allowed, but said and audited: over a limit, outside hours, on the loop.
+                warnings = pool_services.panel_hand_warnings(interviews=done, by=signed_in(request))
         except scheduling.Refused as exc:
             _refusal_on(forms[exc.interview.pk], exc.error)
         else:
             if done:
                 titles = ", ".join(i.title for i in done)
                 messages.success(request, f"Saved the panels and times of {titles}.")
+                for warning in warnings:
+                    messages.warning(request, warning)
             else:
                 messages.info(request, "Nothing changed.")
             return redirect(_loop_url(loop.pk))

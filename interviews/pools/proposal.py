@@ -1,4 +1,5 @@
 """Propose each interview's panel from its pool. Pure functions over plain data; no ORM.
+Who is busy when is interviews.clashes' rule, the one booking a time asks.
 
 The rules, for every interview of the loop in order:
 
@@ -8,7 +9,7 @@ The rules, for every interview of the loop in order:
 
   - ``on_loop``: they are not already on this candidate's loop (another interview,
     or picked earlier in this proposal);
-  - ``busy``: they have no other interview overlapping this one's time;
+  - ``busy``: no seat of theirs clashes with this one's time (interviews.clashes);
   - ``hours``: the time lies within their working hours, in their own time zone;
   - ``day_limit`` / ``week_limit``: fewer seats that day / that week (Monday to
     Sunday, in their zone) than their limits;
@@ -32,6 +33,8 @@ then for the next.
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
+
+from interviews import clashes
 
 WINDOW = timedelta(days=28)
 
@@ -141,7 +144,7 @@ def problems(person: Person, spec: Spec, diary: Diary) -> list[str]:
     at = spec.start or diary.now
     if spec.start is not None and spec.end is not None:
         start, end = spec.start, spec.end
-        if any(s < end and e > start for s, e in diary.seats.get(person.user_id, ())):
+        if clashes.busy_in(diary.seats.get(person.user_id, ()), start, end):
             found.append("busy")
         local_start, local_end = start.astimezone(person.zone), end.astimezone(person.zone)
         within = (

@@ -13,6 +13,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from core.permissions import Viewer, is_hiring_manager, is_lead, is_recruiter
+from interviews import clashes
 from interviews.models import Interview, Loop, Panelist
 from interviews.pools import proposal
 from interviews.pools.models import (
@@ -195,6 +196,28 @@ def pool_for(interview: Interview, loop: Loop, pools: Sequence[Pool]) -> Pool | 
     return None
 
 
+def pools_of(loop: Loop, interviews: Sequence[Interview]) -> dict[int, Pool | None]:
+    """Return each interview's pool (pool_for), in one query."""
+    slots = {i.slot_id for i in interviews if i.slot_id is not None}
+    slugs = {slug for i in interviews for slug in i.competencies}
+    candidates = list(
+        Pool.objects.filter(
+            Q(slot_id__in=slots)
+            | Q(competency__slug__in=slugs, role_id=loop.role_id)
+            | Q(competency__slug__in=slugs, role=None)
+            | Q(slot=None, competency=None, role_id=loop.role_id)
+        )
+        .select_related("competency", "level_min", "level_max", "path")
+        .order_by("name", "id")
+    )
+    return {i.pk: pool_for(i, loop, candidates) for i in interviews}
+
+
+def loop_has_pool(loop: Loop) -> bool:
+    """Whether some interview of the loop draws on a pool (a new loop's panels can be proposed)."""
+    return any(pool is not None for pool in pools_of(loop, list(loop.interviews.all())).values())
+
+
 def staffing_proposal(
     *, loop: Loop, viewer: User, avoid: Iterable[int] = (), now: datetime | None = None
 ) -> list[proposal.PanelPlan]:
@@ -213,19 +236,7 @@ def staffing_proposal(
     staffed = [i for i in interviews if i.interviewers_missing == 0]
     if not to_staff:
         return []
-    slots = {i.slot_id for i in to_staff if i.slot_id is not None}
-    slugs = {slug for i in to_staff for slug in i.competencies}
-    candidates = list(
-        Pool.objects.filter(
-            Q(slot_id__in=slots)
-            | Q(competency__slug__in=slugs, role_id=loop.role_id)
-            | Q(competency__slug__in=slugs, role=None)
-            | Q(slot=None, competency=None, role_id=loop.role_id)
-        )
-        .select_related("competency", "level_min", "level_max", "path")
-        .order_by("name", "id")
-    )  # 3
-    chosen = {i.pk: pool_for(i, loop, candidates) for i in to_staff}
+    chosen = pools_of(loop, to_staff)  # 3
     pool_ids = {pool.pk for pool in chosen.values() if pool is not None}
     members = list(
         PoolMembership.objects.filter(pool_id__in=pool_ids, removed_at=None, user__is_active=True)
@@ -264,13 +275,7 @@ def staffing_proposal(
     people = {m.user_id for m in members}
     diary = proposal.Diary(seats=defaultdict(list), on_loop=set(), now=now)
     for user_id, start, end in (
-        Panelist.objects.filter(
-            user_id__in=people,
-            cancelled_at=None,
-            interview__scheduled_start__lt=high,
-            interview__scheduled_end__gt=low,
-        )
-        .exclude(interview__loop__status__in=Loop.CLOSED)
+        clashes.seats_holding(user_ids=people, start=low, end=high)
         .exclude(interview_id__in=[i.pk for i in to_staff])
         .values_list("user_id", "interview__scheduled_start", "interview__scheduled_end")
     ):  # 6
@@ -321,14 +326,9 @@ def diary_for(
     at = interview.scheduled_start or now
     ids = set(user_ids)
     diary = proposal.Diary(seats=defaultdict(list), on_loop=set(), now=now)
+    window = proposal.WINDOW + timedelta(days=7)
     for user_id, start, end, loop_id in (
-        Panelist.objects.filter(
-            user_id__in=ids,
-            cancelled_at=None,
-            interview__scheduled_start__lt=at + proposal.WINDOW + timedelta(days=7),
-            interview__scheduled_end__gt=at - proposal.WINDOW - timedelta(days=7),
-        )
-        .exclude(interview__loop__status__in=Loop.CLOSED)
+        clashes.seats_holding(user_ids=ids, start=at - window, end=at + window)
         .exclude(interview=interview)
         .values_list(
             "user_id",
@@ -408,6 +408,7 @@ def pool_overview(pools: Sequence[Pool], now: datetime | None = None) -> list[di
                 "name": member.user.get_full_name() or member.user.get_username(),
                 "load": load[member.user_id],
                 "per_week": limits.per_week,
+                "limits": limits,
                 "limit": "at"
                 if week >= limits.per_week
                 else "near"
@@ -438,3 +439,20 @@ def my_pools(user: Viewer) -> list[dict[str, Any]]:
         }
         for member in members
     ]
+
+
+def sign_offs_owed(user: Viewer) -> QuerySet[TrainingSeat]:
+    """Training seats awaiting a sign-off from the user: they hold a counted seat on its
+    interview (the trainer). Keepers find the rest on the pool's page."""
+    trainer = Panelist.objects.filter(
+        interview_id=OuterRef("interview_id"),
+        user_id=user.pk or 0,
+        is_shadow=False,
+        cancelled_at=None,
+    )
+    return (
+        TrainingSeat.objects.filter(Exists(trainer), outcome=TrainingSeat.Outcome.PENDING)
+        .exclude(membership__user_id=user.pk or 0)
+        .select_related("membership__user", "membership__pool", "interview__loop__candidate")
+        .order_by("created_at", "id")
+    )

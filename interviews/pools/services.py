@@ -404,6 +404,22 @@ def panel_warnings(
     return found
 
 
+def panel_hand_warnings(*, interviews: Sequence[Interview], by: User) -> list[str]:
+    """Return the warnings for panels just chosen by hand (the loop page's picker) and
+    keep them in the audit log: the proposal's rules, which a hand choice may break."""
+    found = []
+    for interview in interviews:
+        seats = interview.panel.filter(cancelled_at=None).select_related("user")
+        warnings = panel_warnings(interview=interview, people=[seat.user for seat in seats])
+        if warnings:
+            audit(
+                actor=by, action="panel.warned", target=f"loop {interview.loop_id}",
+                interview=interview.pk, warnings=warnings,
+            )  # fmt: skip
+        found += warnings
+    return found
+
+
 @transaction.atomic
 def panel_accept(
     *,

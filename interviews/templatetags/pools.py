@@ -14,4 +14,5 @@ register = template.Library()
 def my_pools(user: User | AnonymousUser) -> dict[str, Any]:
     pools = selectors.my_pools(user)
     load = selectors.load_of([user.pk]).get(user.pk) if pools and user.pk else None
-    return {"pools": pools, "load": load}
+    owed = list(selectors.sign_offs_owed(user)[:50]) if user.pk else []
+    return {"pools": pools, "load": load, "owed": owed}

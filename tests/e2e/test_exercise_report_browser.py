@@ -14,7 +14,7 @@ from scoring.models import CalibrationExercise
 from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.e2e.test_accessibility_browser import blocking_violations
-from tests.factories import make_question
+from tests.support.factories import make_question
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

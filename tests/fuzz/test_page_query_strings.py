@@ -105,6 +105,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "training-path-list": LIST,
     "training-seat-list": LIST,
     "interviews:loop-staff": {"avoid": TEXT},
+    "interviews:pool-limits": {"pool": ID},
     "calibration-latest": {"role": NAME, "level": NAME},
     "calibration-history": {**LIST, "role": NAME, "level": NAME},
     "schema": {"lang": CHOICE, "version": TEXT},

@@ -2,8 +2,10 @@
 
 * `build_world()`: the demo (`seed_demo`: the starter bank, 23 loops, six interviewers'
   scorecards), a calibration snapshot, two drafts of demo-interviewer-1 (one empty, one
-  ready to submit, its interview moved to two hours ago) and an erased candidate, so
-  every documented outcome has an object.
+  ready to submit, its interview moved to two hours ago), an erased candidate, and
+  beside the demo's pool a second one with a removed member, a trainee whose path is
+  complete but who has not graduated, and a seat awaiting its sign-off, so every
+  documented outcome has an object.
 * `dictionaries()`: the ids, names and slugs that exist, for schemathesis to draw from.
 * `well_formed()`: requests random data does not put together (a whole scorecard, a
   template's slots, a swap with a ranked alternative) and errors it reaches only by
@@ -22,6 +24,7 @@ from core.webhooks import services as webhook_services
 from core.webhooks.models import EventType, WebhookDelivery, WebhookSubscription
 from interviews import selectors as interview_selectors
 from interviews.models import Candidate, Interview, InterviewQuestion, Loop
+from interviews.pools import services as pool_services
 from interviews.pools.models import (
     InterviewerLimits,
     Pool,
@@ -83,6 +86,31 @@ def build_world() -> None:
     rights_services.candidate_erase(
         candidate=Candidate.objects.order_by("pk").first(), by=recruiter
     )
+    _pools(lead)
+
+
+def _pools(lead: User) -> None:
+    """Beside the demo's pool: a competency's pool with someone removed (a second removal
+    is a 409) and a trainee whose path is complete but who has not graduated (their path
+    was shortened after their sign-off), and a shadow seat awaiting its sign-off."""
+    # A competency no interview asks: the demo's interviews keep drawing on the demo's pool.
+    competency = Competency.objects.create(slug="fuzz-pool-only", name="Asked by no interview")
+    pool = pool_services.pool_create(name="Fuzz: one competency", competency=competency, by=lead)
+    gone = pool_services.membership_add(
+        pool=pool, user=User.objects.get(username="demo-interviewer-3"), by=lead
+    )
+    pool_services.membership_remove(membership=gone, by=lead)
+    trainee = User.objects.get(username="demo-interviewer-5")
+    training = pool_services.membership_add(pool=pool, user=trainee, status="training", by=lead)
+    held = Interview.objects.filter(loop__status=Loop.Status.DECIDED).order_by("pk").first()
+    assert held is not None
+    seat = TrainingSeat.objects.create(membership=training, interview=held, kind="shadow")
+    pool_services.seat_sign_off(seat=seat, ready=True, note="Ready.", by=lead)
+    pool_services.path_set(pool=pool, by=lead, shadows=1, reverse_shadows=0)
+    # The demo trainee's next shadow seat, on an open loop's interview, not signed off yet.
+    demo = PoolMembership.objects.get(user__username="demo-interviewer-6", status="training")
+    upcoming = Interview.objects.filter(loop__status=Loop.Status.SCHEDULED).order_by("-pk")
+    TrainingSeat.objects.create(membership=demo, interview=upcoming.first(), kind="shadow")
 
 
 def dictionaries() -> dict[str, list[Any]]:
@@ -228,6 +256,7 @@ def well_formed() -> list[Request]:
     assert unstarted is not None, "the interviewer has no seat left to start"
 
     return [
+        *_pool_requests(upcoming, panel),
         ("POST /auth/token/", {"body": {"username": "demo-lead", "password": "demo"}}),
         ("POST /scorecards/", {"body": {"interview": unstarted.pk}}),
         ("GET /loops/", {"query": {"status": "not-a-status"}}),
@@ -384,5 +413,62 @@ def well_formed() -> list[Request]:
         (
             "PATCH /roles/{id}/",
             {"path_parameters": _path(template.role_id), "body": {"name": "AI\nInfrastructure"}},
+        ),
+    ]
+
+
+def _pool_requests(upcoming: Interview, panel: list[str]) -> list[Request]:
+    """The pools' writes on bodies that fit together (_pools built what they need)."""
+    role = Role.objects.order_by("pk").first()
+    assert role is not None
+    fuzz_pool = Pool.objects.get(name="Fuzz: one competency")
+    removed = PoolMembership.objects.exclude(removed_at=None).get(pool=fuzz_pool)
+    complete = PoolMembership.objects.get(pool=fuzz_pool, status="training")
+    current = PoolMembership.objects.filter(removed_at=None, status="qualified").order_by("pk")
+    limits = InterviewerLimits.objects.order_by("pk").first()
+    pending = TrainingSeat.objects.filter(outcome="pending").order_by("pk").first()
+    assert limits is not None and pending is not None and current.exists()
+    path = fuzz_pool.path
+    return [
+        ("POST /pools/", {"body": {"name": "Fuzz: the role", "role": role.name}}),
+        ("PATCH /pools/{id}/", {"path_parameters": _path(fuzz_pool.pk), "body": {"name": "New"}}),
+        ("PATCH /pools/{id}/", {"path_parameters": _path(fuzz_pool.pk), "body": {"name": ""}}),
+        (
+            "POST /pool-memberships/",
+            {"body": {"pool": fuzz_pool.pk, "user": "demo-interviewer-2", "status": "qualified"}},
+        ),
+        ("DELETE /pool-memberships/{id}/", {"path_parameters": _path(current.first().pk)}),  # type: ignore[union-attr]  # exists, asserted
+        ("DELETE /pool-memberships/{id}/", {"path_parameters": _path(removed.pk)}),
+        ("POST /pool-memberships/{id}/graduate/", {"path_parameters": _path(complete.pk)}),
+        (
+            "PUT /interviewer-limits/{id}/",
+            {"path_parameters": _path(limits.pk), "body": {"per_day": 1, "per_week": 3}},
+        ),
+        (
+            "PUT /interviewer-limits/{id}/",
+            {"path_parameters": _path(limits.pk), "body": {"per_day": 3, "per_week": 2}},
+        ),
+        (
+            "PUT /training-paths/{id}/",
+            {"path_parameters": _path(path.pk), "body": {"shadows": 2, "reverse_shadows": 1}},
+        ),
+        (
+            "PUT /training-paths/{id}/",
+            {"path_parameters": _path(path.pk), "body": {"shadows": 0, "reverse_shadows": 0}},
+        ),
+        (
+            "POST /training-seats/{id}/sign-off/",
+            {"path_parameters": _path(pending.pk), "body": {"ready": True, "note": "Ready."}},
+        ),
+        (
+            "POST /training-seats/{id}/sign-off/",
+            {"path_parameters": _path(pending.pk), "body": {"ready": False, "note": ""}},
+        ),
+        (
+            "POST /loops/{id}/staff/accept/",
+            {
+                "path_parameters": _path(upcoming.loop_id, text=False),
+                "body": {"panels": [{"interview": upcoming.pk, "interviewers": panel}]},
+            },
         ),
     ]

@@ -74,6 +74,10 @@ RESOURCES: dict[str, Callable[[World], int]] = {
     "interviewer-limits": lambda w: w.limits.pk,  # Omar's
     "training-paths": lambda w: w.pool.path.pk,
     "training-seats": lambda w: w.seat.pk,  # Sam's, on interview 1, Ines beside him
+    # the pools' pages: /pools/{id}/members/{id}/, /pools/limits/{user}/, /pools/seats/{id}/
+    "members": lambda w: w.membership.pk,
+    "limits": lambda w: w.limits.user_id,  # Omar's
+    "seats": lambda w: w.seat.pk,
 }
 
 # Query strings without which a view would only answer "bad request".
@@ -138,6 +142,27 @@ EXPECTED: dict[tuple[str, str], tuple[int, int, int, int, int, int, int]] = {
     ("interviews:loop-staff", "GET"): (302, 404, 404, 404, 404, 200, 404),
     # an empty form seats nothing: back to the loop page
     ("interviews:loop-staff", "POST"): (302, 404, 404, 404, 404, 302, 404),
+    # the pools' pages: keepers only (404 for the rest, Sam the member included); an
+    # empty form is a 400 with nothing written
+    ("interviews:pool-new", "GET"): (302, 404, 404, 404, 404, 200, 200),
+    ("interviews:pool-new", "POST"): (302, 404, 404, 404, 404, 400, 400),
+    ("interviews:pool-detail", "GET"): (302, 404, 404, 404, 404, 200, 200),
+    ("interviews:pool-detail", "POST"): (302, 404, 404, 404, 404, 400, 400),
+    ("interviews:pool-path", "GET"): (302, 404, 404, 404, 404, 200, 200),
+    ("interviews:pool-path", "POST"): (302, 404, 404, 404, 404, 400, 400),
+    ("interviews:pool-member-add", "GET"): (302, 405, 405, 405, 405, 405, 405),
+    ("interviews:pool-member-add", "POST"): (302, 404, 404, 404, 404, 400, 400),
+    ("interviews:pool-member-remove", "GET"): (302, 405, 405, 405, 405, 405, 405),
+    ("interviews:pool-member-remove", "POST"): (302, 404, 404, 404, 404, 302, 302),
+    # graduating Sam by hand: refused (his path is not complete), said on the pool page
+    ("interviews:pool-member-graduate", "GET"): (302, 405, 405, 405, 405, 405, 405),
+    ("interviews:pool-member-graduate", "POST"): (302, 404, 404, 404, 404, 302, 302),
+    # Omar's limits: his own and the keepers'
+    ("interviews:pool-limits", "GET"): (302, 200, 404, 404, 404, 200, 200),
+    ("interviews:pool-limits", "POST"): (302, 400, 404, 404, 404, 400, 400),
+    # Sam's seat: Ines signs it off (beside him), and the keepers; not Sam himself
+    ("interviews:pool-seat", "GET"): (302, 404, 200, 404, 404, 200, 200),
+    ("interviews:pool-seat", "POST"): (302, 404, 400, 404, 404, 400, 400),
     ("interviews:pool-list", "GET"): (302, 404, 404, 404, 404, 200, 200),
     ("interviews:pool-list", "POST"): (302, 404, 404, 404, 404, 200, 200),
     ("interviews:interview-panel", "GET"): (302, 405, 405, 405, 405, 405, 405),
@@ -341,6 +366,19 @@ HANK: dict[tuple[str, str], int] = {
     ("interviews:loop-staff", "POST"): 302,
     ("interviews:pool-list", "GET"): 200,
     ("interviews:pool-list", "POST"): 200,
+    ("interviews:pool-new", "GET"): 200,
+    ("interviews:pool-new", "POST"): 400,
+    ("interviews:pool-detail", "GET"): 200,
+    ("interviews:pool-detail", "POST"): 400,
+    ("interviews:pool-path", "GET"): 200,
+    ("interviews:pool-path", "POST"): 400,
+    ("interviews:pool-member-add", "POST"): 400,
+    ("interviews:pool-member-remove", "POST"): 302,
+    ("interviews:pool-member-graduate", "POST"): 302,
+    ("interviews:pool-limits", "GET"): 200,
+    ("interviews:pool-limits", "POST"): 400,
+    ("interviews:pool-seat", "GET"): 200,
+    ("interviews:pool-seat", "POST"): 400,
     ("pool-list", "POST"): 400,
     ("pool-detail", "GET"): 200,
     ("pool-detail", "PATCH"): 400,
