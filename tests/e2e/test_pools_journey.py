@@ -27,7 +27,7 @@ from kit.models import Role
 from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
 from tests.e2e.test_accessibility_browser import blocking_violations
-from tests.interviews.helpers import load_starter
+from tests.support.loops import load_starter
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
