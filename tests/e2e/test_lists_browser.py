@@ -98,7 +98,7 @@ def test_the_other_tables_stack_into_cards_on_a_phone(live_server, browser, list
     """The bank, a candidate's loops and the role owners: no sideways scrolling, and on
     a phone each row is a card whose cells say their column."""
     from interviews.models import Candidate
-    from tests.factories import make_question
+    from tests.support.factories import make_question
 
     make_question(title="Batching at scale", prompt="A question with a long prompt " * 8)
     candidate = Candidate.objects.order_by("pk").first()

@@ -642,7 +642,7 @@ def _closed_exercise(role: Role, lead: User, answers: int) -> None:
     """A closed exercise on a question of `role`: three interviewers score every answer,
     each a little differently, so the grid has an ICC."""
     from scoring.models import ReferenceAnswer
-    from tests.factories import make_question
+    from tests.support.factories import make_question
 
     people = [make_user(f"ex-rater-{n}", INTERVIEWER) for n in range(3)]
     question = make_question(role=role, title="Exercise question")
