@@ -211,7 +211,8 @@ def _errors(method: str, operation: dict[str, Any]) -> set[int]:
 
 
 # Response members that may be absent: a problem's instance (errors outside a request);
-# the snapshot's role-wide figures, which only leads read (scoring/calibration/schema.py);
+# the snapshot's role-wide figures and previous period, which only leads read
+# (scoring/calibration/schema.py);
 # the parts of a statistic's definition that some statistics have none of; the details
 # of an exported webhook event, which depend on its kind (scoring/rights/schema.py).
 OPTIONAL = {
@@ -221,6 +222,7 @@ OPTIONAL = {
     ("CalibrationSnapshotResult", "reliability"),
     ("CalibrationSnapshotResult", "model"),
     ("CalibrationSnapshotResult", "note"),
+    ("SnapshotPeriod", "previous"),
     ("CalibrationDefinition", "unit"),
     ("CalibrationDefinition", "sign"),
     ("CalibrationDefinition", "interval"),

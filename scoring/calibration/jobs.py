@@ -88,13 +88,17 @@ def compute(
     body["own_rows"] = own_rows(
         data, role=role, level=level, rows=body["interviewers"], seats=seats, period=period
     )
-    if period is not None:
-        # Each row says the period its figures describe (the scope's).
-        bounds = {key: body["scope"]["period"][key] for key in ("start", "end")}
-        own = [entry["row"] for entry in body["own_rows"].values() if entry["row"]]
-        for row in [*body["interviewers"], *own]:
-            row["period"] = dict(bounds)
+    stamp_period(body["interviewers"], period)
     return body
+
+
+def stamp_period(rows: list[dict[str, Any]], period: Period | None) -> None:
+    """Say on each row the period its figures describe."""
+    if period is None:
+        return
+    bounds = period.as_json()
+    for row in rows:
+        row["period"] = {"start": bounds["start"], "end": bounds["end"]}
 
 
 def stated_period(data: Ratings) -> Period | None:
@@ -328,10 +332,13 @@ def own_rows(
             row = mine.get(user_id)
         else:
             if left_out not in by_set:
-                body, codes = summarise(
-                    data.without_loops(left_out), bootstrap_resamples=0, period=period
-                )
+                # The period too is the rest's: the scope's ends at the newest
+                # interview, which may be the very loop they are blind in.
+                rest = data.without_loops(left_out)
+                rest_period = stated_period(rest) if period is not None else None
+                body, codes = summarise(rest, bootstrap_resamples=0, period=rest_period)
                 name_interviewers(body["interviewers"], codes.interviewer)
+                stamp_period(body["interviewers"], rest_period)
                 by_set[left_out] = {r["interviewer_id"]: r for r in body["interviewers"]}
             row = by_set[left_out].get(user_id)
         if row is not None and not row["ratings"]:

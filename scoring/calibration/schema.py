@@ -67,7 +67,10 @@ class PeriodBoundsSerializer(serializers.Serializer):
 
 class SnapshotPeriodSerializer(PeriodBoundsSerializer):
     months = serializers.IntegerField(help_text="CALIBRATION_PERIOD_MONTHS when computed")
-    previous = PeriodBoundsSerializer(help_text="the as many months before start")
+    previous = PeriodBoundsSerializer(
+        required=False,
+        help_text="the as many months before start (leads; a non-lead reads their row's period)",
+    )
 
 
 class SnapshotScopeSerializer(serializers.Serializer):

@@ -168,7 +168,7 @@ def result_visible_to(
         return {key: value for key, value in result.items() if key != "own_rows"}
     row, held_back = own_row(user=user, snapshot=snapshot, blind_in=blind_in)
     visible: dict[str, Any] = {
-        "scope": result.get("scope"),
+        "scope": _scope_of_row(result.get("scope"), row),
         "computed_at": str(result.get("computed_at", ""))[:10] or None,  # the day only
         "interviewers": [row] if row else [],
         "questions": [],
@@ -181,6 +181,18 @@ def result_visible_to(
     if "definitions" in result:
         visible["definitions"] = result["definitions"]
     return visible
+
+
+def _scope_of_row(scope: dict[str, Any] | None, row: dict[str, Any] | None) -> Any:
+    """Return the scope a non-lead reads: its period is their row's. The scope's own
+    ends at the newest interview in it, which steps when a card lands in a loop they
+    are blind in; their row's period was stated without those loops (jobs.own_rows)."""
+    if not scope or "period" not in scope:
+        return scope
+    period = scope["period"]
+    if row is None or not period or "period" not in row:
+        return {**scope, "period": None}
+    return {**scope, "period": {**row["period"], "months": period["months"]}}
 
 
 LEAD_BLIND = (

@@ -32,12 +32,16 @@ NO_SNAPSHOT = "No calibration has been computed for this scope yet."
 
 
 def own_view(result: dict[str, Any], user: User) -> dict[str, Any]:
-    """What a non-lead should get: their own row (by id), the scope, the definitions
-    and the day it was computed; nothing role-wide."""
+    """What a non-lead should get: their own row (by id), the scope with their row's
+    period (none without a row: the scope's own ends at its newest interview), the
+    definitions and the day it was computed; nothing role-wide."""
+    rows = [r for r in result["interviewers"] if r["interviewer_id"] == user.pk]
+    months = result["scope"]["period"]["months"]
+    period = {**rows[0]["period"], "months": months} if rows else None
     return {
-        "scope": result["scope"],
+        "scope": {**result["scope"], "period": period},
         "computed_at": result["computed_at"][:10],
-        "interviewers": [r for r in result["interviewers"] if r["interviewer_id"] == user.pk],
+        "interviewers": rows,
         "questions": [],
         "candidates": [],
         **({"definitions": result["definitions"]} if "definitions" in result else {}),
