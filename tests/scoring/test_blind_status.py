@@ -6,34 +6,64 @@ the loop is decided, in the loop list and detail, the debrief API and page, and 
 recruiter with a seat is never blind. (The other channels: test_blind_channels.py.)
 """
 
+from collections.abc import Iterator
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
+from pytest_django import DjangoDbBlocker
 
-from core.permissions import INTERVIEWER
+from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from interviews.models import Interview, Loop
 from scoring.models import Scorecard
 from scoring.scorecards import services
-from tests.conftest import client_for
+from tests.conftest import client_for, make_user
 from tests.scoring.blind_reads import card, statuses_shown
 from tests.scoring.helpers import submitted
 from tests.support.loops import Built, Seat, build_loop
+from tests.support.shared_db import rolled_back
 
 # --- personas and seats -------------------------------------------------------------------
 
 
-@pytest.fixture(params=["interviewer", "lead", "recruiter"])
-def persona(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+# Built once per module, per persona and seat kind (tests/support/shared_db.py): the
+# people, then the person's seats in a loop; each test reads them afresh.
+NAMES = {"recruiter": "rita", "lead": "leo", "interviewer": "ines", "omar": "omar", "pia": "pia"}
+
+
+@pytest.fixture(scope="module")
+def people(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
+    with rolled_back(django_db_blocker):
+        make_user("rita", RECRUITER, first_name="Rita")
+        make_user("leo", LEAD, first_name="Leo")
+        make_user("ines", INTERVIEWER, first_name="Ines")
+        make_user("omar", INTERVIEWER, first_name="Omar")
+        make_user("pia", INTERVIEWER, first_name="Pia")
+        yield
+
+
+def user(persona: str) -> User:
+    return User.objects.get(username=NAMES[persona])
 
 
 @pytest.fixture
-def person(persona: str, interviewer: User, lead: User, recruiter: User) -> User:
-    """Who holds the seats: an interviewer, or a lead or recruiter who also interviews
-    (panels take only members of the Interviewers group)."""
-    user = {"interviewer": interviewer, "lead": lead, "recruiter": recruiter}[persona]
-    user.groups.add(Group.objects.get(name=INTERVIEWER))
-    return user
+def recruiter(people: None, db: None) -> User:
+    return user("recruiter")
+
+
+@pytest.fixture
+def pia(people: None, db: None) -> User:
+    return user("pia")
+
+
+@pytest.fixture
+def other_interviewer(people: None, db: None) -> User:
+    return user("omar")
+
+
+@pytest.fixture(scope="module", params=["interviewer", "lead", "recruiter"])
+def persona(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 # Seat kinds: the person's seats in the loop; Pia and Omar fill the rest.
@@ -50,18 +80,34 @@ def seats_for(kind: str, person: User, pia: User, omar: User) -> list[Seat]:
     }[kind]
 
 
-@pytest.fixture(params=SEAT_KINDS)
+@pytest.fixture(scope="module", params=SEAT_KINDS)
 def seat_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@pytest.fixture(scope="module")
+def seated_once(
+    persona: str, seat_kind: str, people: None, django_db_blocker: DjangoDbBlocker
+) -> Iterator[Built]:
+    """Who holds the seats: an interviewer, or a lead or recruiter who also interviews
+    (panels take only members of the Interviewers group); and the loop."""
+    with rolled_back(django_db_blocker):
+        person = user(persona)
+        person.groups.add(Group.objects.get(name=INTERVIEWER))
+        yield build_loop(
+            seats=seats_for(seat_kind, person, user("pia"), user("omar")),
+            recruiter=user("recruiter"),
+        )
+
+
 @pytest.fixture
-def seated(
-    seat_kind: str, person: User, pia: User, other_interviewer: User, recruiter: User
-) -> Built:
-    return build_loop(
-        seats=seats_for(seat_kind, person, pia, other_interviewer), recruiter=recruiter
-    )
+def person(persona: str, seated_once: Built, db: None) -> User:
+    return user(persona)
+
+
+@pytest.fixture
+def seated(seated_once: Built, db: None) -> Built:
+    return seated_once.fresh()
 
 
 def my_interviews(built: Built, user: User) -> list[Interview]:
@@ -168,7 +214,7 @@ def test_once_every_seat_is_done_the_panelist_reads_the_true_status(
     assert filtered(person, seated.loop) == ["debrief"]
 
 
-@pytest.mark.parametrize("persona", ["interviewer", "lead"])
+@pytest.mark.parametrize("persona", ["interviewer", "lead"], indirect=True)
 def test_a_panelist_who_has_not_started_reads_scheduled_once_a_co_panelist_submits(
     seat_kind: str, person: User, seated: Built, persona: str
 ) -> None:
@@ -179,7 +225,7 @@ def test_a_panelist_who_has_not_started_reads_scheduled_once_a_co_panelist_submi
     assert filtered(person, seated.loop) == ["scheduled"]
 
 
-@pytest.mark.parametrize("persona", ["interviewer", "lead"])
+@pytest.mark.parametrize("persona", ["interviewer", "lead"], indirect=True)
 def test_a_blind_panelist_reads_decided_once_the_loop_is_decided(
     seat_kind: str, person: User, seated: Built, persona: str, recruiter: User
 ) -> None:
@@ -198,7 +244,7 @@ def test_before_anyone_submits_every_persona_reads_scheduled(
     assert filtered(person, seated.loop) == ["scheduled"]
 
 
-@pytest.mark.parametrize("persona", ["interviewer"])
+@pytest.mark.parametrize("persona", ["interviewer"], indirect=True)
 def test_the_status_filter_hides_the_loop_from_a_blind_panelist_but_not_from_the_others(
     person: User, seat_kind: str, seated: Built, recruiter: User, pia: User, persona: str
 ) -> None:
