@@ -4,6 +4,8 @@
   every channel (test_blind_status.py); an unknown `?status=` is a clear 400 here.
 * Calibration: a row computed before the user took a seat they are blind in is
   held back with a note, on the API and the page.
+* Someone with two seats in a loop stays blind until both are done (the footnote of
+  scoring/visibility.py's table, moved here from test_visibility.py).
 * A placeholder card (every question "not asked") does not end blindness: a card
   must rate at least half of its questions, to submit and to amend.
 * An amendment made after its author first read the other panelists' cards is
@@ -23,6 +25,7 @@ from core.models import AuditEvent
 from core.permissions import INTERVIEWER
 from interviews.models import Interview, Loop
 from kit.models import Role
+from scoring import visibility
 from scoring.calibration.selectors import OWN_ROW_HELD_BACK
 from scoring.models import (
     Amendment,
@@ -31,11 +34,11 @@ from scoring.models import (
     FeedbackRead,
     Scorecard,
 )
-from scoring.scorecards import services
+from scoring.scorecards import selectors, services
 from tests.conftest import client_for
 from tests.problems import field_errors, problem
 from tests.scoring.blind_reads import another_loop, card
-from tests.scoring.helpers import form_data, payload, state, submitted
+from tests.scoring.helpers import draft, form_data, payload, state, submitted
 from tests.support.loops import Built, Seat, build_loop
 
 LATEST = "/api/v1/calibration/latest/"
@@ -161,6 +164,34 @@ def test_a_row_computed_before_a_new_blind_seat_is_held_back_with_a_note(
     back = own_view(interviewer, role)
     assert "note" not in back
     assert back["interviewers"] == before["interviewers"]
+
+
+# --- two seats: blind until both are done (scoring/visibility.py's footnote) -------------
+
+
+def test_someone_with_two_seats_stays_blind_until_both_are_done(
+    panel: Built, first: Interview, second: Interview, interviewer: User, pia: User
+) -> None:
+    # The footnote of the table: Ines holds a seat on both interviews of the panel loop.
+    never = lambda: False  # noqa: E731
+    assert visibility.blind(done=[True, False], recruiter=never) is True
+    assert visibility.blind(done=[True, True], recruiter=never) is False
+    others = submitted(pia, first)
+    submitted(interviewer, first)
+    second_card = draft(interviewer, second)
+
+    def readable() -> list[Scorecard]:
+        return list(Scorecard.objects.filter(visibility.readable_anywhere(user=interviewer)))
+
+    assert visibility.is_blind(user=interviewer, loop=panel.loop) is True
+    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is True
+    assert others not in readable()
+
+    services.scorecard_submit(scorecard=second_card, by=interviewer)
+
+    assert visibility.is_blind(user=interviewer, loop=panel.loop) is False
+    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is False
+    assert others in readable()
 
 
 # --- a placeholder card does not end blindness --------------------------------------------

@@ -245,31 +245,6 @@ def test_it_answers_as_the_table_given_the_facts(row: Row) -> None:
         assert visibility.counts(shadow=shadow, done=done) is row.counted
 
 
-def test_someone_with_two_seats_stays_blind_until_both_are_done(
-    panel: Built, first: Interview, second: Interview, interviewer: User, pia: User
-) -> None:
-    # The footnote of the table: Ines holds a seat on both interviews of the panel loop.
-    never = lambda: False  # noqa: E731
-    assert visibility.blind(done=[True, False], recruiter=never) is True
-    assert visibility.blind(done=[True, True], recruiter=never) is False
-    others = submitted(pia, first)
-    submitted(interviewer, first)
-    second_card = draft(interviewer, second)
-
-    def readable() -> list[Scorecard]:
-        return list(Scorecard.objects.filter(visibility.readable_anywhere(user=interviewer)))
-
-    assert visibility.is_blind(user=interviewer, loop=panel.loop) is True
-    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is True
-    assert others not in readable()
-
-    services.scorecard_submit(scorecard=second_card, by=interviewer)
-
-    assert visibility.is_blind(user=interviewer, loop=panel.loop) is False
-    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is False
-    assert others in readable()
-
-
 # --- the rule, as queries, and its readers ----------------------------------------------------
 
 
