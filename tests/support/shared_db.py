@@ -7,10 +7,14 @@ back after the test (Django's TestCase), so every test starts from the data as b
 on SQLite and PostgreSQL alike, in every order and on every xdist worker (each worker
 builds its own). Fixtures nest: one opened inside another is a savepoint of it.
 
-Not for transactional tests (`transaction=True`, `live_server`): they commit and flush,
-and cannot run inside an open transaction. Return ids from the shared fixture and let a
-function-scoped fixture fetch the rows: a test that changes an object in memory then
-changes only its own copy.
+A shared fixture stays alive until its module ends (or its params change), so every
+test of the module runs beside its data: keep in the module only tests that use it or
+do not mind it, and at most one shared fixture alive at a time besides the ones it
+depends on (two unrelated ones would nest in whichever order pytest sets them up).
+Not for modules with transactional tests (`transaction=True`, `live_server`): they
+commit and flush, and cannot run inside an open transaction. Let a function-scoped
+fixture give each test the rows read again (`read_again`, `Built.fresh`): a test that
+changes an object in memory then changes only its own copy.
 """
 
 from collections.abc import Iterator
@@ -76,9 +80,11 @@ PERSONAS = {
 }
 
 
-def make_personas() -> None:
-    """The personas as their fixtures make them, for a world built once."""
-    for username, group in PERSONAS.values():
+def make_personas(*fixture_names: str) -> None:
+    """The personas named (default: all) as their fixtures make them, for a world built
+    once."""
+    for name in fixture_names or tuple(PERSONAS):
+        username, group = PERSONAS[name]
         make_user(username, group, first_name=username.capitalize())
 
 
