@@ -1,11 +1,9 @@
 """PUT /api/v1/scorecards/{id}/ (services.scorecard_save_draft): save the whole draft as given."""
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
 from django.http import Http404
 from django.test import override_settings
 from rest_framework.fields import DateTimeField
@@ -15,14 +13,13 @@ from kit import services as kit_services
 from kit.models import FollowUp, RubricItem
 from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import services
-from tests.conftest import at_once, client_for, need
+from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, problem
 from tests.scoring.helpers import (
     card_json,
     draft,
     follow_ups,
     payload,
-    ratings_for,
     rubric,
     state,
     submitted,
@@ -420,29 +417,6 @@ def test_a_loop_that_was_never_started_stays_unchanged_on_a_refusal(
     problem(response, 400, "rating_out_of_scale")
     assert Loop.objects.get(pk=panel.loop.pk).status == "scheduled"
     assert not QuestionRating.objects.exists()
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_concurrent_first_saves_of_a_new_card_each_replace_the_whole_card(
-    first: Interview, interviewer: User
-) -> None:
-    # The second save waits for the first's row lock, then must see (and replace) the
-    # ratings the first committed: no duplicate-rating error, no ratings left over.
-    need("PostgreSQL", connection.vendor == "postgresql")
-    card = services.scorecard_start(interview=first, by=interviewer)
-    every = ratings_for(first, rating=2, notes="all")
-    bodies = [every, every[:1]] * 3
-
-    def save(ratings: list[services.RatingInput]) -> Callable[[], Scorecard]:
-        ref = Scorecard(pk=card.pk)
-        return lambda: services.scorecard_save_draft(scorecard=ref, by=interviewer, ratings=ratings)
-
-    outcomes = at_once([save(body) for body in bodies])
-
-    assert [type(outcome) for outcome in outcomes] == [Scorecard] * len(bodies)
-    kept = sorted(QuestionRating.objects.filter(scorecard=card).values_list("item_id", flat=True))
-    assert kept in (sorted(r.item for r in every), [every[0].item])
 
 
 @override_settings(TIME_ZONE="Europe/Berlin")
