@@ -1,11 +1,13 @@
 """PUT /api/v1/scorecards/{id}/ (services.scorecard_save_draft): save the whole draft as given."""
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.http import Http404
 from django.test import override_settings
+from pytest_django import DjangoDbBlocker
 from rest_framework.fields import DateTimeField
 
 from interviews.models import Interview, Loop
@@ -15,6 +17,7 @@ from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import services
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, problem
+from tests.scoring.conftest import PANEL_PERSONAS, build_panel
 from tests.scoring.helpers import (
     card_json,
     draft,
@@ -25,6 +28,46 @@ from tests.scoring.helpers import (
     submitted,
 )
 from tests.support.loops import Built
+from tests.support.shared_db import make_personas, persona_user, rolled_back
+
+
+# The panel loop (tests/scoring/conftest.py) and its people, built once for the module;
+# each test reads them again in a savepoint of its own (tests/support/shared_db.py).
+@pytest.fixture(scope="module")
+def shared_panel(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[Built]:
+    with rolled_back(django_db_blocker):
+        make_personas(*PANEL_PERSONAS)
+        yield build_panel(*(persona_user(name) for name in PANEL_PERSONAS))
+
+
+@pytest.fixture
+def panel(shared_panel: Built, db: None) -> Built:
+    return shared_panel.fresh()
+
+
+@pytest.fixture
+def recruiter(shared_panel: Built, db: None) -> User:
+    return persona_user("recruiter")
+
+
+@pytest.fixture
+def interviewer(shared_panel: Built, db: None) -> User:
+    return persona_user("interviewer")
+
+
+@pytest.fixture
+def other_interviewer(shared_panel: Built, db: None) -> User:
+    return persona_user("other_interviewer")
+
+
+@pytest.fixture
+def pia(shared_panel: Built, db: None) -> User:
+    return persona_user("pia")
+
+
+@pytest.fixture
+def sam(shared_panel: Built, db: None) -> User:
+    return persona_user("sam")
 
 
 def put(user: User, card: Scorecard, body: dict[str, Any]):  # type: ignore[no-untyped-def]
