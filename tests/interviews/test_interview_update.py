@@ -1,11 +1,15 @@
 """PUT /api/v1/interviews/{id}/: panel, shadow and time; the loop becomes scheduled."""
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import DjangoDbBlocker
 
 from core.permissions import INTERVIEWER
 from interviews import services
@@ -14,9 +18,63 @@ from tests.conftest import client_for, make_user
 from tests.interviews.helpers import snapshot
 from tests.problems import detail, field_errors
 from tests.support.api import iso
+from tests.support.loops import World, make_world
+from tests.support.shared_db import make_personas, persona_user, read_again, rolled_back
 
 START = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
 END = START + timedelta(minutes=45)
+
+
+# Rita, Ines, Omar, the small world and the candidate's loop (interviews in draft), made
+# once for the module; each test reads them again in a savepoint of its own
+# (tests/support/shared_db.py).
+SHARED_PERSONAS = ("recruiter", "interviewer", "other_interviewer")
+
+
+@dataclass
+class Shared:
+    world: World
+    loop: Loop
+
+
+@pytest.fixture(scope="module")
+def shared(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[Shared]:
+    with rolled_back(django_db_blocker):
+        make_personas(*SHARED_PERSONAS)
+        world = make_world()
+        loop = services.loop_create(
+            candidate=world.candidate,
+            role=world.role,
+            level=world.level,
+            by=persona_user("recruiter"),
+        )
+        yield Shared(world=world, loop=loop)
+
+
+@pytest.fixture
+def recruiter(shared: Shared, db: None) -> User:
+    return persona_user("recruiter")
+
+
+@pytest.fixture
+def interviewer(shared: Shared, db: None) -> User:
+    return persona_user("interviewer")
+
+
+@pytest.fixture
+def other_interviewer(shared: Shared, db: None) -> User:
+    return persona_user("other_interviewer")
+
+
+@pytest.fixture
+def world(shared: Shared, db: None) -> World:
+    return read_again(shared.world)
+
+
+@pytest.fixture
+def loop(shared: Shared, db: None) -> Loop:
+    """The candidate's loop: Serving (serving-1, serving-2), Training (both-1, training-1)."""
+    return Loop.objects.get(pk=shared.loop.pk)
 
 
 def put(user, interview, body):  # type: ignore[no-untyped-def]
