@@ -35,6 +35,14 @@ def interviews(loop: Loop) -> list[Interview]:
 
 
 @pytest.fixture
+def elsewhere(recruiter: User, world: World) -> Interview | None:
+    """The first interview of another candidate's loop (Jo Other's), with no panel yet."""
+    jo = services.candidate_create(name="Jo Other")
+    loop = services.loop_create(candidate=jo, role=world.role, level=world.level, by=recruiter)
+    return loop.interviews.order_by("order").first()
+
+
+@pytest.fixture
 def panels(interviews: list[Interview], interviewer: User, other_interviewer: User) -> Loop:
     """Ines sits on the first interview (tomorrow), Omar on the second (the day after)."""
     seat_panels(

@@ -1,25 +1,80 @@
 """PUT /api/v1/interviews/{id}/: panel, shadow and time; the loop becomes scheduled."""
 
 import re
-import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import DjangoDbBlocker
 
-from core.api.exceptions import ApplicationError
 from core.permissions import INTERVIEWER
 from interviews import services
 from interviews.models import Loop, Panelist
-from tests.conftest import at_once, client_for, make_user, need
+from tests.conftest import client_for, make_user
 from tests.interviews.helpers import snapshot
 from tests.problems import detail, field_errors
 from tests.support.api import iso
+from tests.support.loops import World, make_world
+from tests.support.shared_db import make_personas, persona_user, read_again, rolled_back
 
 START = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
 END = START + timedelta(minutes=45)
+
+
+# Rita, Ines, Omar, the small world and the candidate's loop (interviews in draft), made
+# once for the module; each test reads them again in a savepoint of its own
+# (tests/support/shared_db.py).
+SHARED_PERSONAS = ("recruiter", "interviewer", "other_interviewer")
+
+
+@dataclass
+class Shared:
+    world: World
+    loop: Loop
+
+
+@pytest.fixture(scope="module")
+def shared(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[Shared]:
+    with rolled_back(django_db_blocker):
+        make_personas(*SHARED_PERSONAS)
+        world = make_world()
+        loop = services.loop_create(
+            candidate=world.candidate,
+            role=world.role,
+            level=world.level,
+            by=persona_user("recruiter"),
+        )
+        yield Shared(world=world, loop=loop)
+
+
+@pytest.fixture
+def recruiter(shared: Shared, db: None) -> User:
+    return persona_user("recruiter")
+
+
+@pytest.fixture
+def interviewer(shared: Shared, db: None) -> User:
+    return persona_user("interviewer")
+
+
+@pytest.fixture
+def other_interviewer(shared: Shared, db: None) -> User:
+    return persona_user("other_interviewer")
+
+
+@pytest.fixture
+def world(shared: Shared, db: None) -> World:
+    return read_again(shared.world)
+
+
+@pytest.fixture
+def loop(shared: Shared, db: None) -> Loop:
+    """The candidate's loop: Serving (serving-1, serving-2), Training (both-1, training-1)."""
+    return Loop.objects.get(pk=shared.loop.pk)
 
 
 def put(user, interview, body):  # type: ignore[no-untyped-def]
@@ -191,14 +246,6 @@ def test_back_to_back_interviews_are_fine(recruiter, interviewer, interviews):
     assert response.status_code == 200
 
 
-@pytest.fixture
-def elsewhere(recruiter, world):  # type: ignore[no-untyped-def]
-    """The first interview of another candidate's loop (Jo Other's), with no panel yet."""
-    jo = services.candidate_create(name="Jo Other")
-    loop = services.loop_create(candidate=jo, role=world.role, level=world.level, by=recruiter)
-    return loop.interviews.order_by("order").first()
-
-
 def test_it_refuses_an_interviewer_already_on_another_interview_then(
     recruiter, interviewer, other_interviewer, interviews, elsewhere
 ):
@@ -361,59 +408,3 @@ def test_a_failure_half_way_writes_nothing(recruiter, interviewer, interviews, m
         )  # fmt: skip
 
     assert snapshot() == before
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("who", ["interviewer", "candidate"])
-def test_two_bookings_at_once_cannot_both_take_the_same_time(
-    who, recruiter, interviewer, other_interviewer, interviews, elsewhere, world, monkeypatch
-):
-    # Each booking checks for clashes, then (slowly) writes: without a lock both would
-    # pass the check before either wrote. The second must wait for the first and be refused.
-    need("PostgreSQL", connection.vendor == "postgresql")
-    if who == "candidate":  # the same candidate in two open loops, different interviewers
-        second = services.loop_create(
-            candidate=world.candidate,
-            role=world.role,
-            level=world.level,
-            by=recruiter,
-            allow_duplicate=True,
-        )
-        targets = [
-            (interviews[0], interviewer),
-            (second.interviews.order_by("order")[0], other_interviewer),
-        ]
-    else:  # two candidates, the same interviewer
-        targets = [(interviews[0], interviewer), (elsewhere, interviewer)]
-    checked = services._check_clashes
-
-    def slow_check(*args, **kwargs):  # type: ignore[no-untyped-def]
-        checked(*args, **kwargs)
-        time.sleep(0.3)
-
-    monkeypatch.setattr(services, "_check_clashes", slow_check)
-
-    def book(interview, person):  # type: ignore[no-untyped-def]
-        def call() -> str:
-            try:
-                services.interview_update(
-                    interview=interview, interviewers=[person], scheduled_start=START,
-                    scheduled_end=END,
-                )  # fmt: skip
-            except ApplicationError as exc:
-                return exc.message
-            return "booked"
-
-        return call
-
-    outcomes = at_once([book(*target) for target in targets])
-
-    assert outcomes.count("booked") == 1
-    (refusal,) = [outcome for outcome in outcomes if outcome != "booked"]
-    expected = "the candidate cannot be in two interviews" if who == "candidate" else "already on"
-    assert expected in refusal
-    booked = Panelist.objects.filter(
-        interview__scheduled_start__lt=END, interview__scheduled_end__gt=START
-    )
-    assert booked.count() == 1

@@ -23,6 +23,12 @@ from tests.support.loops import Built, Seat, build_loop
 def panel(
     recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
 ) -> Built:
+    return build_panel(recruiter, interviewer, other_interviewer, pia, sam)
+
+
+def build_panel(
+    recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
+) -> Built:
     return build_loop(
         seats=[
             Seat(interviewers=[interviewer, pia], shadow=sam),
@@ -30,6 +36,10 @@ def panel(
         ],
         recruiter=recruiter,
     )
+
+
+# The personas build_panel seats (by fixture name), for a module that builds it once.
+PANEL_PERSONAS = ("recruiter", "interviewer", "other_interviewer", "pia", "sam")
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
 """Blind means blind through every channel, for every persona and seat kind.
 
-* Loop status: a blind panelist (an interviewer, a shadow, a lead with a seat)
-  reads "scheduled" until the loop is decided, in the loop list and detail, the
-  debrief API and page, and the `?status=` filter; once every seat of theirs is
-  done they read the true status. A recruiter with a seat is never blind.
+* Loop status: a blind panelist reads "scheduled" until the loop is decided, through
+  every channel (test_blind_status.py); an unknown `?status=` is a clear 400 here.
 * Calibration: a row computed before the user took a seat they are blind in is
   held back with a note, on the API and the page.
+* Someone with two seats in a loop stays blind until both are done (the footnote of
+  scoring/visibility.py's table, moved here from test_visibility.py).
 * A placeholder card (every question "not asked") does not end blindness: a card
   must rate at least half of its questions, to submit and to amend.
 * An amendment made after its author first read the other panelists' cards is
@@ -25,6 +25,7 @@ from core.models import AuditEvent
 from core.permissions import INTERVIEWER
 from interviews.models import Interview, Loop
 from kit.models import Role
+from scoring import visibility
 from scoring.calibration.selectors import OWN_ROW_HELD_BACK
 from scoring.models import (
     Amendment,
@@ -33,214 +34,17 @@ from scoring.models import (
     FeedbackRead,
     Scorecard,
 )
-from scoring.scorecards import services
+from scoring.scorecards import selectors, services
 from tests.conftest import client_for
 from tests.problems import field_errors, problem
-from tests.scoring.blind_reads import another_loop, card, statuses_shown
-from tests.scoring.helpers import form_data, payload, state, submitted
+from tests.scoring.blind_reads import another_loop, card
+from tests.scoring.helpers import draft, form_data, payload, state, submitted
 from tests.support.loops import Built, Seat, build_loop
 
 LATEST = "/api/v1/calibration/latest/"
 AFTER_READING = "after reading the panel&#x27;s feedback</span>"
 AFTER_READING_RAW = "after reading the panel's feedback</span>"
 REASON = "Re-read my notes after the interview"
-
-
-# --- personas and seats -------------------------------------------------------------------
-
-
-@pytest.fixture(params=["interviewer", "lead", "recruiter"])
-def persona(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def person(persona: str, interviewer: User, lead: User, recruiter: User) -> User:
-    """Who holds the seats: an interviewer, or a lead or recruiter who also interviews
-    (panels take only members of the Interviewers group)."""
-    user = {"interviewer": interviewer, "lead": lead, "recruiter": recruiter}[persona]
-    user.groups.add(Group.objects.get(name=INTERVIEWER))
-    return user
-
-
-# Seat kinds: the person's seats in the loop; Pia and Omar fill the rest.
-SEAT_KINDS = ["interviewer", "shadow", "two interviewer seats", "interviewer and shadow"]
-
-
-def seats_for(kind: str, person: User, pia: User, omar: User) -> list[Seat]:
-    first = Seat(interviewers=[person, pia])
-    return {
-        "interviewer": [first, Seat(interviewers=[omar])],
-        "shadow": [Seat(interviewers=[pia], shadow=person), Seat(interviewers=[omar])],
-        "two interviewer seats": [first, Seat(interviewers=[omar, person])],
-        "interviewer and shadow": [first, Seat(interviewers=[omar], shadow=person)],
-    }[kind]
-
-
-@pytest.fixture(params=SEAT_KINDS)
-def seat_kind(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def seated(
-    seat_kind: str, person: User, pia: User, other_interviewer: User, recruiter: User
-) -> Built:
-    return build_loop(
-        seats=seats_for(seat_kind, person, pia, other_interviewer), recruiter=recruiter
-    )
-
-
-def my_interviews(built: Built, user: User) -> list[Interview]:
-    return [i for i in built.interviews if i.panel.filter(user=user).exists()]
-
-
-def co_panelists_submit(built: Built, person: User) -> None:
-    """Everyone else on the loop's panels submits their card."""
-    for interview in built.interviews:
-        for seat in interview.panel.exclude(user=person).select_related("user"):
-            submitted(seat.user, interview, rating=2)
-
-
-def start_own_cards(built: Built, person: User) -> None:
-    """The person submits every seat but their last, and keeps a draft for that one."""
-    mine = my_interviews(built, person)
-    for interview in mine[:-1]:
-        submitted(person, interview, rating=4)
-    card(person, mine[-1], [4, 4, 4, 4], submit=False)
-
-
-# --- what the person reads of the loop's status -------------------------------------------
-
-
-def seen(user: User, loop: Loop) -> dict[str, str | None]:
-    """The loop's status through every channel that shows it to the user."""
-    api = client_for(user)
-    listed = {row["id"]: row["status"] for row in api.get("/api/v1/loops/").json()["results"]}
-    detail = api.get(f"/api/v1/loops/{loop.pk}/")
-    assert detail.status_code == 200
-    debrief = api.get(f"/api/v1/loops/{loop.pk}/debrief/")
-    assert debrief.status_code == 200
-    web = Client()
-    web.force_login(user)
-    page = web.get(f"/loops/{loop.pk}/debrief/")
-    assert page.status_code == 200
-    channels: dict[str, str | None] = {
-        "api list": listed.get(loop.pk),
-        "api detail": detail.json()["status"],
-        "api debrief": debrief.json()["loop"]["status"],
-        "debrief page": statuses_shown(page.content.decode())[0],
-    }
-    for name, path in (("loop list page", "/loops/"), ("loop page", f"/loops/{loop.pk}/")):
-        response = web.get(path)
-        if response.status_code == 200:  # recruiters' pages; everyone else gets a 404
-            shown = statuses_shown(response.content.decode())
-            channels[name] = shown[0] if shown else None
-    return channels
-
-
-def filtered(user: User, loop: Loop) -> list[str]:
-    """The `?status=` values under which the loop is listed to the user."""
-    api = client_for(user)
-    found = []
-    for status in Loop.Status.values:
-        response = api.get("/api/v1/loops/", {"status": status})
-        assert response.status_code == 200
-        if loop.pk in [row["id"] for row in response.json()["results"]]:
-            found.append(status)
-    return found
-
-
-def everywhere(status: str, persona: str) -> dict[str, str | None]:
-    channels: dict[str, str | None] = {
-        "api list": status, "api detail": status, "api debrief": status, "debrief page": status,
-    }  # fmt: skip
-    if persona == "recruiter":
-        channels |= {"loop list page": status, "loop page": status}
-    return channels
-
-
-def true_status(loop: Loop) -> str:
-    loop.refresh_from_db()
-    return loop.status
-
-
-def test_a_blind_panelist_reads_scheduled_while_co_panelists_submit(
-    persona: str, seat_kind: str, person: User, seated: Built
-) -> None:
-    start_own_cards(seated, person)
-    co_panelists_submit(seated, person)
-
-    # Only shadow seats of the person's are open: nothing holds the loop up.
-    waits = seat_kind in ("interviewer", "two interviewer seats")
-    truth = "in_progress" if waits else "debrief"
-    assert true_status(seated.loop) == truth
-    # A recruiter is never blind: they read every submitted card anyway.
-    expected = truth if persona == "recruiter" else "scheduled"
-    assert seen(person, seated.loop) == everywhere(expected, persona)
-    assert filtered(person, seated.loop) == [expected]
-
-
-def test_once_every_seat_is_done_the_panelist_reads_the_true_status(
-    persona: str, seat_kind: str, person: User, seated: Built
-) -> None:
-    start_own_cards(seated, person)
-    co_panelists_submit(seated, person)
-
-    own = Scorecard.objects.get(interview=my_interviews(seated, person)[-1], interviewer=person)
-    services.scorecard_submit(scorecard=own, by=person)
-
-    assert true_status(seated.loop) == "debrief"
-    assert seen(person, seated.loop) == everywhere("debrief", persona)
-    assert filtered(person, seated.loop) == ["debrief"]
-
-
-@pytest.mark.parametrize("persona", ["interviewer", "lead"])
-def test_a_panelist_who_has_not_started_reads_scheduled_once_a_co_panelist_submits(
-    seat_kind: str, person: User, seated: Built, persona: str
-) -> None:
-    co_panelists_submit(seated, person)
-
-    assert true_status(seated.loop) in ("in_progress", "debrief")
-    assert seen(person, seated.loop) == everywhere("scheduled", persona)
-    assert filtered(person, seated.loop) == ["scheduled"]
-
-
-@pytest.mark.parametrize("persona", ["interviewer", "lead"])
-def test_a_blind_panelist_reads_decided_once_the_loop_is_decided(
-    seat_kind: str, person: User, seated: Built, persona: str, recruiter: User
-) -> None:
-    co_panelists_submit(seated, person)
-    services.loop_decide(loop=seated.loop, by=recruiter, decision="no_hire", rationale="Withdrew")
-
-    assert seen(person, seated.loop) == everywhere("decided", persona)
-    assert filtered(person, seated.loop) == ["decided"]
-
-
-def test_before_anyone_submits_every_persona_reads_scheduled(
-    persona: str, seat_kind: str, person: User, seated: Built
-) -> None:
-    assert true_status(seated.loop) == "scheduled"
-    assert seen(person, seated.loop) == everywhere("scheduled", persona)
-    assert filtered(person, seated.loop) == ["scheduled"]
-
-
-@pytest.mark.parametrize("persona", ["interviewer"])
-def test_the_status_filter_hides_the_loop_from_a_blind_panelist_but_not_from_the_others(
-    person: User, seat_kind: str, seated: Built, recruiter: User, pia: User, persona: str
-) -> None:
-    start_own_cards(seated, person)
-    co_panelists_submit(seated, person)
-    truth = true_status(seated.loop)
-
-    debrief = client_for(person).get("/api/v1/loops/", {"status": truth})
-
-    assert debrief.status_code == 200
-    assert debrief.json()["count"] == 0 and debrief.json()["results"] == []
-    # Pia has submitted her only seat: she, like the recruiter, finds it there.
-    for user in (pia, recruiter):
-        listed = client_for(user).get("/api/v1/loops/", {"status": truth}).json()["results"]
-        assert [row["id"] for row in listed] == [seated.loop.pk]
 
 
 def test_an_unknown_status_filter_is_a_clear_400(interviewer: User) -> None:
@@ -360,6 +164,34 @@ def test_a_row_computed_before_a_new_blind_seat_is_held_back_with_a_note(
     back = own_view(interviewer, role)
     assert "note" not in back
     assert back["interviewers"] == before["interviewers"]
+
+
+# --- two seats: blind until both are done (scoring/visibility.py's footnote) -------------
+
+
+def test_someone_with_two_seats_stays_blind_until_both_are_done(
+    panel: Built, first: Interview, second: Interview, interviewer: User, pia: User
+) -> None:
+    # The footnote of the table: Ines holds a seat on both interviews of the panel loop.
+    never = lambda: False  # noqa: E731
+    assert visibility.blind(done=[True, False], recruiter=never) is True
+    assert visibility.blind(done=[True, True], recruiter=never) is False
+    others = submitted(pia, first)
+    submitted(interviewer, first)
+    second_card = draft(interviewer, second)
+
+    def readable() -> list[Scorecard]:
+        return list(Scorecard.objects.filter(visibility.readable_anywhere(user=interviewer)))
+
+    assert visibility.is_blind(user=interviewer, loop=panel.loop) is True
+    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is True
+    assert others not in readable()
+
+    services.scorecard_submit(scorecard=second_card, by=interviewer)
+
+    assert visibility.is_blind(user=interviewer, loop=panel.loop) is False
+    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is False
+    assert others in readable()
 
 
 # --- a placeholder card does not end blindness --------------------------------------------

@@ -11,7 +11,7 @@ So whatever the row, nothing else holds up a hire, the others' submitted cards a
 Omar's and Pia's, and Sam's draft is never anyone's to read but Sam's.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -22,6 +22,7 @@ from django.core import mail
 from django.db import connection
 from django.http import Http404
 from django.test import Client, TestCase
+from pytest_django import DjangoDbBlocker
 
 from core.api.exceptions import ApplicationError
 from core.permissions import INTERVIEWER
@@ -35,6 +36,7 @@ from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail
 from tests.scoring.helpers import draft, ended, submitted
 from tests.support.loops import Built, Seat, build_loop
+from tests.support.shared_db import make_personas, persona_user, read_again, rolled_back
 
 # What the subject reads in the loop, in the docstring's words.
 OWN = "own cards only"
@@ -90,7 +92,8 @@ TABLE = [
     Row("none",        "none",      "lead",        __,   NOTHING, no,  no,      no,   no),
 ]
 # fmt: on
-ROWS = pytest.mark.parametrize("row", TABLE, ids=[row.id for row in TABLE])
+# Module scope: the world of a row is built once for the tests of the row.
+ROWS = pytest.mark.parametrize("row", TABLE, ids=[row.id for row in TABLE], scope="module")
 
 # The seats of the loop, by label: the subject's ("own") on interview 1 when they hold one.
 OTHERS_SUBMITTED = frozenset({"omar", "pia"})
@@ -177,17 +180,36 @@ class World:
         return sorted(self.cards[label].pk for label in labels)
 
 
+@pytest.fixture(scope="module")
+def personas(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
+    """Rita, Leo, Ines, Omar, Pia and Sam, made once for the module."""
+    with rolled_back(django_db_blocker):
+        make_personas()
+        yield
+
+
 @pytest.fixture
-def world(
-    row: Row,
-    request: pytest.FixtureRequest,
-    recruiter: User,
-    other_interviewer: User,
-    pia: User,
-    sam: User,
-) -> World:
-    """The loop of the module docstring, with the subject seated as the row says."""
-    subject = request.getfixturevalue(row.persona)  # Ines, Leo or Rita (tests/conftest.py)
+def recruiter(personas: None, db: None) -> User:
+    return persona_user("recruiter")
+
+
+@pytest.fixture(scope="module")
+def built_world(row: Row, personas: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    """The loop of the module docstring, with the subject seated as the row says; built
+    once per row (tests/support/shared_db.py)."""
+    with rolled_back(django_db_blocker):
+        yield build_world(row)
+
+
+@pytest.fixture
+def world(built_world: World, db: None) -> World:
+    """The row's world as the test's savepoint sees it, objects of the test's own."""
+    return read_again(built_world)
+
+
+def build_world(row: Row) -> World:
+    subject = persona_user(row.persona)  # Ines, Leo or Rita
+    other_interviewer, pia, sam = (persona_user(n) for n in ("other_interviewer", "pia", "sam"))
     if row.seat != "none":
         # Only members of the Interviewers group sit on panels: Leo and Rita interview too.
         subject.groups.add(Group.objects.get(name=INTERVIEWER))
@@ -198,7 +220,7 @@ def world(
     }[row.seat]
     built = build_loop(
         seats=[first, Seat(interviewers=[pia], shadow=sam)],
-        recruiter=recruiter,
+        recruiter=persona_user("recruiter"),
         questions_per_interview=1,
     )
     users = {"omar": other_interviewer, "pia": pia, "sam": sam}
@@ -243,31 +265,6 @@ def test_it_answers_as_the_table_given_the_facts(row: Row) -> None:
         assert visibility.owes(shadow=shadow, done=done, decided=False) is row.owes
         assert visibility.owes(shadow=shadow, done=done, decided=True) is False
         assert visibility.counts(shadow=shadow, done=done) is row.counted
-
-
-def test_someone_with_two_seats_stays_blind_until_both_are_done(
-    panel: Built, first: Interview, second: Interview, interviewer: User, pia: User
-) -> None:
-    # The footnote of the table: Ines holds a seat on both interviews of the panel loop.
-    never = lambda: False  # noqa: E731
-    assert visibility.blind(done=[True, False], recruiter=never) is True
-    assert visibility.blind(done=[True, True], recruiter=never) is False
-    others = submitted(pia, first)
-    submitted(interviewer, first)
-    second_card = draft(interviewer, second)
-
-    def readable() -> list[Scorecard]:
-        return list(Scorecard.objects.filter(visibility.readable_anywhere(user=interviewer)))
-
-    assert visibility.is_blind(user=interviewer, loop=panel.loop) is True
-    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is True
-    assert others not in readable()
-
-    services.scorecard_submit(scorecard=second_card, by=interviewer)
-
-    assert visibility.is_blind(user=interviewer, loop=panel.loop) is False
-    assert selectors.debrief_document(user=interviewer, pk=panel.loop.pk)["blind"] is False
-    assert others in readable()
 
 
 # --- the rule, as queries, and its readers ----------------------------------------------------

@@ -7,8 +7,9 @@ card...) and reads the methods off the view. `EXPECTED` gives the status each pe
 must get; an endpoint or method the walk finds without an entry fails
 `test_every_endpoint_has_an_expected_outcome`, so a new endpoint cannot ship unjudged.
 
-Every request runs in a savepoint that is rolled back, so the matrix writes nothing and
-each cell sees the same world. The API's catch-all, which answers any path under
+The world is built once for the module, and each test reads it inside a savepoint of its
+own; every request runs in a savepoint that is rolled back, so the matrix writes nothing
+and each cell sees the same world. The API's catch-all, which answers any path under
 /api/v1/ that no route matches, is no endpoint: the walk passes it by, and
 `test_a_path_no_api_route_matches_is_a_404_for_everyone` checks it. Write methods send
 an empty body (a few page forms a minimal one, see `BODY`): a 400 there proves the
@@ -31,13 +32,15 @@ from django.core.cache import cache as django_cache
 from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
+from pytest_django import DjangoDbBlocker
 from rest_framework.views import APIView
 
 from core.api.exceptions import api_not_found
 from tests.interviews.helpers import snapshot
 from tests.problems import NOT_FOUND
 from tests.scoring.helpers import state
-from tests.security.conftest import EMAIL, NOTE, PHONE, SUMMARY, World
+from tests.security.conftest import EMAIL, NOTE, PHONE, SUMMARY, World, build_world
+from tests.support.shared_db import read_again, rolled_back
 
 # The columns of EXPECTED, in order:
 #   anonymous; omar, on the loop, his card a draft (blind); ines, on the loop, card
@@ -692,6 +695,19 @@ def run_matrix(
 
 
 # --- the matrix -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built_world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    """The world, built once for the module (tests/support/shared_db.py)."""
+    with rolled_back(django_db_blocker):
+        yield build_world()
+
+
+@pytest.fixture
+def world(built_world: World, db: None) -> World:
+    """The module's world as the test's savepoint sees it, objects of the test's own."""
+    return read_again(built_world)
 
 
 @pytest.mark.parametrize("persona", PERSONAS)

@@ -60,6 +60,22 @@ class Built:
     def questions(self, interview: Interview) -> list[InterviewQuestion]:
         return self.items[interview.pk]
 
+    def fresh(self) -> "Built":
+        """The same loop read again: objects of the caller's own, for a loop built once
+        and shared by tests (tests/support/shared_db.py)."""
+        loop = Loop.objects.get(pk=self.loop.pk)
+        interviews = list(loop.interviews.order_by("order"))
+        return Built(loop=loop, interviews=interviews, items=_items(interviews))
+
+
+def _items(interviews: Sequence[Interview]) -> dict[int, list[InterviewQuestion]]:
+    return {
+        interview.pk: list(
+            interview.questions.select_related("question", "version").order_by("order")
+        )
+        for interview in interviews
+    }
+
 
 def seat_panels(
     interviews: Sequence[Interview],
@@ -206,11 +222,9 @@ def build_loop(
     )
     loop.refresh_from_db()
     interviews = list(loop.interviews.order_by("order"))
-    built = Built(loop=loop, interviews=interviews)
-    for interview in interviews:
-        items = list(interview.questions.select_related("question", "version").order_by("order"))
+    built = Built(loop=loop, interviews=interviews, items=_items(interviews))
+    for items in built.items.values():
         assert len(items) == questions_per_interview, loop.warnings
-        built.items[interview.pk] = items
     return built
 
 

@@ -1,13 +1,13 @@
 """PUT /api/v1/scorecards/{id}/ (services.scorecard_save_draft): save the whole draft as given."""
 
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
 from django.http import Http404
 from django.test import override_settings
+from pytest_django import DjangoDbBlocker
 from rest_framework.fields import DateTimeField
 
 from interviews.models import Interview, Loop
@@ -15,19 +15,59 @@ from kit import services as kit_services
 from kit.models import FollowUp, RubricItem
 from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import services
-from tests.conftest import at_once, client_for, need
+from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, problem
+from tests.scoring.conftest import PANEL_PERSONAS, build_panel
 from tests.scoring.helpers import (
     card_json,
     draft,
     follow_ups,
     payload,
-    ratings_for,
     rubric,
     state,
     submitted,
 )
 from tests.support.loops import Built
+from tests.support.shared_db import make_personas, persona_user, rolled_back
+
+
+# The panel loop (tests/scoring/conftest.py) and its people, built once for the module;
+# each test reads them again in a savepoint of its own (tests/support/shared_db.py).
+@pytest.fixture(scope="module")
+def shared_panel(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[Built]:
+    with rolled_back(django_db_blocker):
+        make_personas(*PANEL_PERSONAS)
+        yield build_panel(*(persona_user(name) for name in PANEL_PERSONAS))
+
+
+@pytest.fixture
+def panel(shared_panel: Built, db: None) -> Built:
+    return shared_panel.fresh()
+
+
+@pytest.fixture
+def recruiter(shared_panel: Built, db: None) -> User:
+    return persona_user("recruiter")
+
+
+@pytest.fixture
+def interviewer(shared_panel: Built, db: None) -> User:
+    return persona_user("interviewer")
+
+
+@pytest.fixture
+def other_interviewer(shared_panel: Built, db: None) -> User:
+    return persona_user("other_interviewer")
+
+
+@pytest.fixture
+def pia(shared_panel: Built, db: None) -> User:
+    return persona_user("pia")
+
+
+@pytest.fixture
+def sam(shared_panel: Built, db: None) -> User:
+    return persona_user("sam")
 
 
 def put(user: User, card: Scorecard, body: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -420,29 +460,6 @@ def test_a_loop_that_was_never_started_stays_unchanged_on_a_refusal(
     problem(response, 400, "rating_out_of_scale")
     assert Loop.objects.get(pk=panel.loop.pk).status == "scheduled"
     assert not QuestionRating.objects.exists()
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_concurrent_first_saves_of_a_new_card_each_replace_the_whole_card(
-    first: Interview, interviewer: User
-) -> None:
-    # The second save waits for the first's row lock, then must see (and replace) the
-    # ratings the first committed: no duplicate-rating error, no ratings left over.
-    need("PostgreSQL", connection.vendor == "postgresql")
-    card = services.scorecard_start(interview=first, by=interviewer)
-    every = ratings_for(first, rating=2, notes="all")
-    bodies = [every, every[:1]] * 3
-
-    def save(ratings: list[services.RatingInput]) -> Callable[[], Scorecard]:
-        ref = Scorecard(pk=card.pk)
-        return lambda: services.scorecard_save_draft(scorecard=ref, by=interviewer, ratings=ratings)
-
-    outcomes = at_once([save(body) for body in bodies])
-
-    assert [type(outcome) for outcome in outcomes] == [Scorecard] * len(bodies)
-    kept = sorted(QuestionRating.objects.filter(scorecard=card).values_list("item_id", flat=True))
-    assert kept in (sorted(r.item for r in every), [every[0].item])
 
 
 @override_settings(TIME_ZONE="Europe/Berlin")
