@@ -4,11 +4,16 @@ from scoring.models import CalibrationJob
 
 
 class CalibrationScopeSerializer(serializers.Serializer):
+    # Blank (or only whitespace and control characters, which CharField trims): no
+    # role is named so, a 404; no level, all levels.
     role = serializers.CharField(
-        help_text="the role's name (any case), e.g. AI Infrastructure Engineer, or its id"
+        allow_blank=True,
+        help_text="the role's name (any case), e.g. AI Infrastructure Engineer, or its id",
     )
     level = serializers.CharField(
-        required=False, help_text="the level's name, e.g. L5, or its id; omit for all levels"
+        required=False,
+        allow_blank=True,
+        help_text="the level's name, e.g. L5, or its id; omit (or leave empty) for all levels",
     )
 
 

@@ -437,6 +437,11 @@ def _pool_requests(upcoming: Interview, panel: list[str]) -> list[Request]:
             "POST /pool-memberships/",
             {"body": {"pool": fuzz_pool.pk, "user": "demo-interviewer-2", "status": "qualified"}},
         ),
+        # someone already in the pool (the trainee): 409
+        (
+            "POST /pool-memberships/",
+            {"body": {"pool": fuzz_pool.pk, "user": complete.user.username, "status": "qualified"}},
+        ),
         ("DELETE /pool-memberships/{id}/", {"path_parameters": _path(current.first().pk)}),  # type: ignore[union-attr]  # exists, asserted
         ("DELETE /pool-memberships/{id}/", {"path_parameters": _path(removed.pk)}),
         ("POST /pool-memberships/{id}/graduate/", {"path_parameters": _path(complete.pk)}),

@@ -168,6 +168,22 @@ def test_someone_without_ratings_gets_an_empty_interviewer_list(
         assert name not in response.content.decode()
 
 
+@pytest.mark.parametrize("blank", ["", "  ", "\x1f"])
+def test_a_blank_level_reads_all_levels_and_a_blank_role_names_none(
+    lead: User, calibrated: Calibrated, blank: str
+) -> None:
+    # CharField trims whitespace and control characters: found by the deep fuzz (?level=%1F).
+    client = client_for(lead)
+
+    all_levels = client.get(LATEST, {"role": ROLE, "level": blank})
+    no_role = client.get(LATEST, {"role": blank})
+
+    assert all_levels.status_code == 200
+    assert all_levels.json() == lead_view(calibrated.snapshot.result)
+    assert no_role.status_code == 404
+    assert no_role.json()["detail"] == "No role named ''."
+
+
 def test_the_level_parameter_scopes_the_snapshot(lead: User, calibrated: Calibrated) -> None:
     response = client_for(lead).get(LATEST, {"role": ROLE, "level": "l5"})
 
