@@ -260,6 +260,8 @@ def well_formed() -> list[Request]:
         ("POST /auth/token/", {"body": {"username": "demo-lead", "password": "demo"}}),
         ("POST /scorecards/", {"body": {"interview": unstarted.pk}}),
         ("GET /loops/", {"query": {"status": "not-a-status"}}),
+        # a scope without its role: 400 (a blank one names no role: 404)
+        ("GET /calibration/history/", {"query": {"level": "L5"}}),
         # a second open loop for a candidate is refused unless asked for (409)
         (
             "POST /loops/",
