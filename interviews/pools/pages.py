@@ -25,7 +25,7 @@ from interviews.pools.forms import (
     RenameForm,
     SignOffForm,
 )
-from interviews.pools.models import InterviewerLimits, Pool, PoolMembership, TrainingSeat
+from interviews.pools.models import InterviewerLimits, Pool, PoolMembership
 from interviews.services import SEATABLE
 from kit.models import Role
 
@@ -84,14 +84,10 @@ def _detail(
     member: MemberForm | None = None,
 ) -> HttpResponse:
     people = User.objects.filter(SEATABLE).order_by("username")
-    pending = (
-        TrainingSeat.objects.filter(membership__pool=pool, outcome=TrainingSeat.Outcome.PENDING)
-        .select_related("membership__user", "interview__loop__candidate")
-        .order_by("created_at", "id")
-    )
+    pending = selectors.seats_awaiting_sign_off(pool)
     context = {
         "pool": pool,
-        "path": selectors._path_of(pool),
+        "path": selectors.path_of(pool),
         "entry": selectors.pool_overview([pool])[0],
         "pending": pending,
         "rename": rename or RenameForm(initial={"name": pool.name}),
@@ -181,7 +177,7 @@ def pool_member_graduate(request: HttpRequest, pk: int, membership_pk: int) -> H
 def pool_path(request: HttpRequest, pk: int) -> HttpResponse:
     """The pool's training path: its steps and what graduation asks for."""
     pool = _kept_pool(request, pk)
-    path = selectors._path_of(pool)
+    path = selectors.path_of(pool)
     form = PathForm(request.POST if request.method == "POST" else None, instance=path)
     if request.method == "POST" and form.is_valid():
         try:

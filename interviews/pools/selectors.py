@@ -122,7 +122,7 @@ def progress(
 ) -> dict[str, Any]:
     """Return a trainee's steps: shadows and reverse shadows signed ready, pending,
     not yet, against the path's counts, and what they need next."""
-    path = _path_of(membership.pool)
+    path = path_of(membership.pool)
     rows = list(seats if seats is not None else membership.training_seats.all())
     done = {kind: 0 for kind in TrainingSeat.Kind.values}
     pending = dict(done)
@@ -145,7 +145,16 @@ def progress(
     }  # fmt: skip
 
 
-def _path_of(pool: Pool) -> TrainingPath:
+def seats_awaiting_sign_off(pool: Pool) -> QuerySet[TrainingSeat]:
+    """Return the pool's training seats whose trainer has not signed them off yet."""
+    return (
+        TrainingSeat.objects.filter(membership__pool=pool, outcome=TrainingSeat.Outcome.PENDING)
+        .select_related("membership__user", "interview__loop__candidate")
+        .order_by("created_at", "id")
+    )
+
+
+def path_of(pool: Pool) -> TrainingPath:
     try:
         return pool.path
     except TrainingPath.DoesNotExist:

@@ -270,7 +270,7 @@ def seat_sign_off(*, seat: TrainingSeat, ready: bool, note: str = "", by: User) 
 def graduation_evidence(membership: PoolMembership) -> tuple[dict[str, Any], list[str]]:
     """Return what the trainee's graduation would rest on, and what is still missing."""
     pool = membership.pool
-    path = selectors._path_of(pool)
+    path = selectors.path_of(pool)
     seats = list(membership.training_seats.filter(outcome=TrainingSeat.Outcome.READY))
     steps = selectors.progress(membership)
     missing = []
