@@ -17,6 +17,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
+from core.api.openapi import optional_members_register
 from scoring.calibration.definitions import DEFINITIONS
 
 LEADS_ONLY = "Leads only (absent from the view of anyone else, or of a lead still blind)."
@@ -71,6 +72,9 @@ class SnapshotPeriodSerializer(PeriodBoundsSerializer):
         required=False,
         help_text="the as many months before start (leads; a non-lead reads their row's period)",
     )
+
+
+optional_members_register("SnapshotPeriod", "previous")
 
 
 class SnapshotScopeSerializer(serializers.Serializer):
@@ -384,6 +388,9 @@ class CalibrationDefinitionSerializer(serializers.Serializer):
     )
 
 
+optional_members_register("CalibrationDefinition", "unit", "sign", "interval")
+
+
 class CalibrationSnapshotResultSerializer(serializers.Serializer):
     scope = SnapshotScopeSerializer()
     computed_at = serializers.CharField(
@@ -416,6 +423,12 @@ class CalibrationSnapshotResultSerializer(serializers.Serializer):
         help_text="Absent from a lead's whole view: why figures are held back from a reader"
         " blind in a loop of the scope (a lead too).",
     )
+
+
+# The keys only leads read, and the note only a held-back view has.
+optional_members_register(
+    "CalibrationSnapshotResult", "watermark", "inputs", "reliability", "model", "note"
+)
 
 
 def _example() -> dict[str, Any]:
