@@ -445,7 +445,7 @@ def _example() -> dict[str, Any]:
             },
         },
         "computed_at": "2026-12-01T06:00:14.832727+00:00",
-        "watermark": "140|140|2026-12-01T06:00:14.391966+00:00|-|0|-",
+        "watermark": "140|140|2026-12-01T06:00:14.391966+00:00|-|0|3f9c2a61d0b7e845|-",
         "inputs": {
             "ratings": 140, "scorecards": 70, "candidates": 10, "interviewers": 7, "questions": 2,
         },
