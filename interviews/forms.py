@@ -4,7 +4,7 @@ from django import forms
 from django.contrib.auth.models import User
 
 from interviews.models import Candidate
-from interviews.services import SEATABLE
+from interviews.selectors import seatable_people
 from kit.models import Level, Role
 
 
@@ -48,7 +48,7 @@ class InterviewAddForm(forms.Form):
 
 def interviewer_choices() -> list[User]:
     """Return the people who can sit on a panel; one query, shared by every form on a page."""
-    return list(User.objects.filter(SEATABLE).order_by("username"))
+    return list(seatable_people())
 
 
 class PanelForm(forms.Form):

@@ -5,6 +5,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
+from django.contrib.auth.models import User
 from django.db.models import (
     Case,
     Count,
@@ -23,7 +24,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from core.api.exceptions import ApplicationError
-from core.permissions import Viewer, is_hiring_manager, is_recruiter
+from core.permissions import INTERVIEWER, Viewer, is_hiring_manager, is_recruiter
 from interviews import staffing
 from interviews.assembly import Option, SlotPlan, SlotSpec, alternatives, plan_loop
 from interviews.cards import card_rule
@@ -179,6 +180,20 @@ def swap_alternatives(*, item: InterviewQuestion, limit: int = 10) -> list[Optio
     taken = candidate_history(candidate=loop.candidate)  # includes this loop's questions
     budget = interview.minutes - sum(q.version.minutes for q in siblings)
     return alternatives(spec, options, keep=keep, taken=taken, budget=budget, limit=limit)
+
+
+# --- who may sit on a panel ---------------------------------------------------------
+
+# Who may hold a seat on a panel, as interviewer or shadow: active members of the
+# Interviewers group (a recruiter or lead who also interviews is in it too). The
+# pages offer only them (interviews.forms, the pools' pages); services.panel_check
+# refuses anyone else.
+SEATABLE = Q(is_active=True, groups__name=INTERVIEWER)
+
+
+def seatable_people() -> QuerySet[User]:
+    """Return who may hold a seat on a panel (SEATABLE), by username."""
+    return User.objects.filter(SEATABLE).order_by("username")
 
 
 # --- visibility ---------------------------------------------------------------------

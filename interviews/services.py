@@ -253,12 +253,6 @@ def _check_clashes(
         )
 
 
-# Who may hold a seat on a panel, as interviewer or shadow: active members of the
-# Interviewers group (a recruiter or lead who also interviews is in it too). The
-# page offers only them (interviews.forms); panel_check refuses anyone else.
-SEATABLE = Q(is_active=True, groups__name=INTERVIEWER)
-
-
 def panel_check(*, interviewers: Sequence[User], shadow: User | None = None) -> None:
     """Refuse a panel with anyone who may not sit on one, naming the field and the person.
 

@@ -210,27 +210,16 @@ def _errors(method: str, operation: dict[str, Any]) -> set[int]:
     return codes
 
 
-# Response members that may be absent: a problem's instance (errors outside a request);
-# the snapshot's role-wide figures and previous period, which only leads read
-# (scoring/calibration/schema.py);
-# the parts of a statistic's definition that some statistics have none of; the details
-# of an exported webhook event, which depend on its kind (scoring/rights/schema.py).
-OPTIONAL = {
-    (PROBLEM, "instance"),
-    ("CalibrationSnapshotResult", "watermark"),
-    ("CalibrationSnapshotResult", "inputs"),
-    ("CalibrationSnapshotResult", "reliability"),
-    ("CalibrationSnapshotResult", "model"),
-    ("CalibrationSnapshotResult", "note"),
-    ("SnapshotPeriod", "previous"),
-    ("CalibrationDefinition", "unit"),
-    ("CalibrationDefinition", "sign"),
-    ("CalibrationDefinition", "interval"),
-    ("ExportedEventDetails", "candidate"),
-    ("ExportedEventDetails", "summary"),
-    ("ExportedEventDetails", "reason"),
-    ("ExportedEventDetails", "rationale"),
-}
+# Response members that may be absent, as (component, member): a problem's instance
+# (errors outside a request), and what the apps register (optional_members_register):
+# a serializer that sends some members only to some readers, or only for some kinds,
+# says so beside its own definition, so this module names no component of theirs.
+OPTIONAL: set[tuple[str, str]] = {(PROBLEM, "instance")}
+
+
+def optional_members_register(component: str, *members: str) -> None:
+    """Let the response component's `members` be absent (not required in the schema)."""
+    OPTIONAL.update((component, member) for member in members)
 
 
 def require_response_fields(

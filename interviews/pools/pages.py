@@ -9,12 +9,13 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.api.exceptions import ApplicationError
 from core.auth import signed_in
 from core.http.params import optional_id
+from interviews import selectors as interview_selectors
 from interviews import staffing
 from interviews.pools import rules, selectors, services
 from interviews.pools.forms import (
@@ -25,8 +26,7 @@ from interviews.pools.forms import (
     RenameForm,
     SignOffForm,
 )
-from interviews.pools.models import InterviewerLimits, Pool, PoolMembership
-from interviews.services import SEATABLE
+from interviews.pools.models import Pool
 from kit.models import Role
 
 
@@ -83,7 +83,7 @@ def _detail(
     rename: RenameForm | None = None,
     member: MemberForm | None = None,
 ) -> HttpResponse:
-    people = User.objects.filter(SEATABLE).order_by("username")
+    people = interview_selectors.seatable_people()
     pending = selectors.seats_awaiting_sign_off(pool)
     context = {
         "pool": pool,
@@ -121,7 +121,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def pool_member_add(request: HttpRequest, pk: int) -> HttpResponse:
     pool = _kept_pool(request, pk)
-    people = User.objects.filter(SEATABLE).order_by("username")
+    people = interview_selectors.seatable_people()
     form = MemberForm(request.POST, people=people)
     if form.is_valid():
         user = form.cleaned_data["user"]
@@ -138,20 +138,11 @@ def pool_member_add(request: HttpRequest, pk: int) -> HttpResponse:
     return _detail(request, pool, member=form)
 
 
-def _membership(request: HttpRequest, pool: Pool, membership_pk: int) -> PoolMembership:
-    return get_object_or_404(
-        PoolMembership.objects.select_related("user", "pool"),
-        pk=membership_pk,
-        pool=pool,
-        removed_at=None,
-    )
-
-
 @login_required
 @require_POST
 def pool_member_remove(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
     pool = _kept_pool(request, pk)
-    membership = _membership(request, pool, membership_pk)
+    membership = selectors.membership_of_pool_get(pool=pool, pk=membership_pk)
     services.membership_remove(membership=membership, by=signed_in(request))
     name = membership.user.get_full_name() or membership.user.get_username()
     messages.success(request, f"{name} left {pool.name}; their past seats and cards stay.")
@@ -162,7 +153,7 @@ def pool_member_remove(request: HttpRequest, pk: int, membership_pk: int) -> Htt
 @require_POST
 def pool_member_graduate(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
     pool = _kept_pool(request, pk)
-    membership = _membership(request, pool, membership_pk)
+    membership = selectors.membership_of_pool_get(pool=pool, pk=membership_pk)
     try:
         services.membership_graduate(membership=membership, by=signed_in(request))
     except ApplicationError as exc:
@@ -197,8 +188,8 @@ def pool_limits(request: HttpRequest, user_pk: int) -> HttpResponse:
     by = signed_in(request)
     if user_pk != by.pk and not rules.is_keeper(by):
         raise Http404
-    person = get_object_or_404(User.objects.select_related("profile"), pk=user_pk, is_active=True)
-    limits = InterviewerLimits.objects.filter(user=person).first() or InterviewerLimits(user=person)
+    person = selectors.limits_holder_get(pk=user_pk)
+    limits = selectors.limits_of(person)
     form = LimitsForm(request.POST if request.method == "POST" else None, instance=limits)
     back = optional_id(request.GET, "pool")  # the pool page to return to; a bad one is a 400
     if request.method == "POST" and form.is_valid():
@@ -211,7 +202,7 @@ def pool_limits(request: HttpRequest, user_pk: int) -> HttpResponse:
             if back is not None:
                 return redirect("interviews:pool-detail", back)
             return redirect("interviews:my-interviews" if person == by else "interviews:pool-list")
-    zone = selectors._zone_of_user(person)
+    zone = selectors.zone_of_user(person)
     context = {"person": person, "form": form, "zone": zone, "back": back}
     status = 400 if form.errors else 200
     return render(request, "interviews/pool_limits.html", context, status=status)
@@ -243,8 +234,7 @@ def pool_seat(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             trainee = seat.membership.user
             name = trainee.get_full_name() or trainee.get_username()
-            membership = PoolMembership.objects.get(pk=seat.membership_id)
-            if membership.status == PoolMembership.Status.QUALIFIED:
+            if selectors.membership_qualified(seat.membership_id):
                 messages.success(
                     request, f"Signed off: {name} graduated into {seat.membership.pool.name}."
                 )

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from core.permissions import Viewer, is_hiring_manager, is_lead, is_recruiter
@@ -34,8 +35,8 @@ def zone_named(name: str) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(settings.TIME_ZONE)
 
 
-def _zone_of_user(user: User) -> zoneinfo.ZoneInfo:
-    """The user's zone from a select_related profile (no query)."""
+def zone_of_user(user: User) -> zoneinfo.ZoneInfo:
+    """Return the user's zone from a select_related profile (no query)."""
     profile = user.profile if _has_profile(user) else None
     return zone_named(profile.time_zone if profile else "")
 
@@ -48,19 +49,27 @@ def _has_profile(user: User) -> bool:
     return True
 
 
-def _limits_of(user: User) -> InterviewerLimits:
+def limits_of(user: User) -> InterviewerLimits:
+    """Return the user's limits and working hours, the defaults (unsaved) if none are set:
+    from a select_related row, else in one query."""
     try:
         return user.interviewer_limits
     except InterviewerLimits.DoesNotExist:
         return InterviewerLimits(user=user)
 
 
+def limits_holder_get(*, pk: int) -> User:
+    """Return the active user whose limits a page shows, with their profile (their
+    zone); 404 if there is none. Who may read them is the page's to check (rules)."""
+    return get_object_or_404(User.objects.select_related("profile"), pk=pk, is_active=True)
+
+
 def person(user: User) -> proposal.Person:
-    limits = _limits_of(user)
+    limits = limits_of(user)
     return proposal.Person(
         user_id=user.pk,
         name=user.get_full_name() or user.get_username(),
-        zone=_zone_of_user(user),
+        zone=zone_of_user(user),
         per_day=limits.per_day,
         per_week=limits.per_week,
         day_start=limits.day_start,
@@ -94,6 +103,19 @@ def memberships_of(pool: Pool) -> QuerySet[PoolMembership]:
     return pool.memberships.select_related("user", "added_by", "graduation").order_by(
         "removed_at", "status", "user__username", "id"
     )
+
+
+def membership_of_pool_get(*, pool: Pool, pk: int) -> PoolMembership:
+    """Return the pool's current membership `pk`, with its user; 404 otherwise."""
+    return get_object_or_404(
+        PoolMembership.objects.select_related("user", "pool"), pk=pk, pool=pool, removed_at=None
+    )
+
+
+def membership_qualified(pk: int) -> bool:
+    """Return whether membership `pk` is qualified now (a sign-off may just have
+    graduated it)."""
+    return PoolMembership.objects.filter(pk=pk, status=PoolMembership.Status.QUALIFIED).exists()
 
 
 def memberships_visible_to(user: Viewer) -> QuerySet[PoolMembership]:
@@ -409,7 +431,7 @@ def pool_overview(pools: Sequence[Pool], now: datetime | None = None) -> list[di
     pools_by_id = {pool.pk: pool for pool in pools}
     for member in members:
         member.pool = pools_by_id[member.pool_id]
-        limits = _limits_of(member.user)
+        limits = limits_of(member.user)
         week = load[member.user_id]["week"]
         by_pool[member.pool_id].append(
             {

@@ -86,7 +86,7 @@ def watermarks(role: Role) -> Watermarks:
     seats = _seat_marks(open_seats)
     rows = read.watermark_rows()
     marks = Watermarks({row["level"]: _mark(row, seats) for row in rows}, open_seats, read)
-    marks[None] = _mark({**_total(rows), "level": None}, seats)
+    marks[None] = _mark({**_total(rows), "level": None, "times": read.times_digest()}, seats)
     return marks
 
 
@@ -125,15 +125,38 @@ def _total(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def _mark(row: Mapping[str, Any], seats: Mapping[int | None, str]) -> str:
     parts = [row["n"], row["last"], row["changed"], row["decided"], row["decisions"]]
-    parts.append(seats.get(row["level"], "-"))
+    parts += [row["times"], seats.get(row["level"], "-")]
     return "|".join(_text(part) for part in parts)
+
+
+def _times_digest(ids: np.ndarray, times: np.ndarray) -> str:
+    """Return a digest of scorecards' interview times (seconds), paired with their ids.
+
+    An interview given another time after its cards were submitted moves its ratings
+    to another period (jobs.stated_period) and changes no card, so the watermark digests
+    the times the read carries: no query more, a few passes over two int64 columns.
+    Each (id, time) is mixed (splitmix64's finaliser, a bijection) and the mixes summed
+    modulo 2**64, so the read's order does not matter and one card's time moving always
+    changes the sum.
+    """
+    if ids.size == 0:
+        return "-"
+    x = ids.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ times.astype(np.uint64)
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return f"{int(x.sum(dtype=np.uint64)):016x}"
 
 
 def watermark(role: Role, level: Level | None = None) -> str:
     """Return a string that changes whenever the inputs of the scope change: its
-    ratings, and who is blind in which of its loops (see _read; one more query)."""
-    rows = _read(role, level, times=True).watermark_rows()
-    total = {**_total(rows), "level": level.pk if level else None}
+    ratings, their interviews' times, and who is blind in which of its loops (see
+    _read; one more query)."""
+    read = _read(role, level, times=True)
+    rows = read.watermark_rows()
+    total = {**_total(rows), "level": level.pk if level else None, "times": read.times_digest()}
     return _mark(total, _seat_marks(visibility.open_seats(loop_scope(role, level))))
 
 
@@ -280,9 +303,15 @@ class _Read:
             ),
         )
 
+    def times_digest(self) -> str:
+        """Return the digest of the interview times of the scorecards with ratings read."""
+        rated = np.bincount(self.card, minlength=self.cards["id"].size) > 0
+        return _times_digest(self.cards["id"][rated], self.cards["time"][rated])
+
     def watermark_rows(self) -> list[dict[str, Any]]:
         """Return per level with ratings in scope: their count and highest id, the latest
-        scorecard change and decision, and the number of distinct decision times."""
+        scorecard change and decision, the number of distinct decision times and a
+        digest of their scorecards' interview times."""
         cards, ids = self.cards, self.asked["id"]
         per_card = np.bincount(self.card, minlength=cards["id"].size)
         rating_level = cards["level"][self.card]
@@ -298,6 +327,7 @@ class _Read:
                     "changed": times.get("changed"),
                     "decided": times.get("decided"),
                     "decisions": times.get("decisions", 0),
+                    "times": _times_digest(cards["id"][mine], cards["time"][mine]),
                 }
             )
         return rows

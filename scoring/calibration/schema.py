@@ -17,6 +17,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
+from core.api.openapi import optional_members_register
 from scoring.calibration.definitions import DEFINITIONS
 
 LEADS_ONLY = "Leads only (absent from the view of anyone else, or of a lead still blind)."
@@ -71,6 +72,9 @@ class SnapshotPeriodSerializer(PeriodBoundsSerializer):
         required=False,
         help_text="the as many months before start (leads; a non-lead reads their row's period)",
     )
+
+
+optional_members_register("SnapshotPeriod", "previous")
 
 
 class SnapshotScopeSerializer(serializers.Serializer):
@@ -384,6 +388,9 @@ class CalibrationDefinitionSerializer(serializers.Serializer):
     )
 
 
+optional_members_register("CalibrationDefinition", "unit", "sign", "interval")
+
+
 class CalibrationSnapshotResultSerializer(serializers.Serializer):
     scope = SnapshotScopeSerializer()
     computed_at = serializers.CharField(
@@ -418,6 +425,12 @@ class CalibrationSnapshotResultSerializer(serializers.Serializer):
     )
 
 
+# The keys only leads read, and the note only a held-back view has.
+optional_members_register(
+    "CalibrationSnapshotResult", "watermark", "inputs", "reliability", "model", "note"
+)
+
+
 def _example() -> dict[str, Any]:
     """Return a lead's view of a small role's snapshot, one row per list."""
     return {
@@ -432,7 +445,7 @@ def _example() -> dict[str, Any]:
             },
         },
         "computed_at": "2026-12-01T06:00:14.832727+00:00",
-        "watermark": "140|140|2026-12-01T06:00:14.391966+00:00|-|0|-",
+        "watermark": "140|140|2026-12-01T06:00:14.391966+00:00|-|0|3f9c2a61d0b7e845|-",
         "inputs": {
             "ratings": 140, "scorecards": 70, "candidates": 10, "interviewers": 7, "questions": 2,
         },

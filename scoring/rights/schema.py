@@ -13,6 +13,7 @@ from django.contrib.admin.models import ACTION_FLAG_CHOICES
 from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
+from core.api.openapi import optional_members_register
 from interviews.models import Loop
 from interviews.pools.models import TrainingSeat
 from kit.models import RubricItem
@@ -262,11 +263,14 @@ class ExportedContactSerializer(serializers.Serializer):
 
 
 class ExportedEventDetailsSerializer(serializers.Serializer):
-    # Which members an event has depends on its kind (core.api.openapi.OPTIONAL).
+    # Which members an event has depends on its kind (registered below as optional).
     candidate = ExportedContactSerializer(required=False)
     summary = serializers.CharField(required=False, help_text="scorecard events")
     reason = serializers.CharField(required=False, help_text="scorecard.amended")
     rationale = serializers.CharField(required=False, help_text="loop.decided")
+
+
+optional_members_register("ExportedEventDetails", "candidate", "summary", "reason", "rationale")
 
 
 class ExportedWebhookEventSerializer(serializers.Serializer):

@@ -15,13 +15,18 @@ hire       half or fewer strong_no / no (2 no of 4)         not empty
 hire       more than half strong_no / no (3 no of 4, 1/1)   RATIONALE_MIN_CHARS or more,
                                                             else 400 rationale_required
 
-The decision service, the debrief page and the API all ask this module.
+The decision service, the debrief page and the API all ask this module. The debrief
+(page and API) shows the panel as its reader sees it: the counted cards among those
+they may read (panel_seen), none while they are blind (scoring.visibility), so the
+counts tell a blind panelist nothing of the others' recommendations; and, once the
+loop is decided, whether the decision went against that panel (against_panel).
 """
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from interviews.models import Loop
+from scoring import visibility
 from scoring.models import Scorecard
 
 RATIONALE_MIN_CHARS = 40
@@ -57,6 +62,19 @@ def panel_of(recommendations: Iterable[str]) -> Panel:
     )
 
 
+def panel_seen(cards: Iterable[Scorecard], *, blind: bool) -> Panel | None:
+    """Return the panel of the cards a reader may read, from those that count
+    (visibility.counts: submitted, not a shadow's); None for a blind reader, who reads
+    no one else's card and so learns nothing of the panel."""
+    if blind:
+        return None
+    return panel_of(
+        card.recommendation
+        for card in cards
+        if visibility.counts(shadow=card.is_shadow, done=card.is_submitted)
+    )
+
+
 def loop_panel(loop: Loop) -> Panel:
     """Return the panel of `loop` from its counted cards, in one query."""
     cards = Scorecard.objects.filter(
@@ -68,6 +86,14 @@ def loop_panel(loop: Loop) -> Panel:
 def needs_rationale(*, decision: str, panel: Panel) -> bool:
     """Return whether `decision` goes against `panel`: a hire that mostly heard no."""
     return decision == Loop.Decision.HIRE and panel.mostly_no
+
+
+def against_panel(*, decision: str, panel: Panel | None) -> bool | None:
+    """Return whether the recorded `decision` went against `panel` (needs_rationale);
+    None while the loop is undecided ("") or the reader sees no panel (blind)."""
+    if not decision or panel is None:
+        return None
+    return needs_rationale(decision=decision, panel=panel)
 
 
 def rationale_short(*, decision: str, panel: Panel, rationale: str) -> str | None:
@@ -85,8 +111,10 @@ def rationale_short(*, decision: str, panel: Panel, rationale: str) -> str | Non
 __all__ = [
     "RATIONALE_MIN_CHARS",
     "Panel",
+    "against_panel",
     "loop_panel",
     "needs_rationale",
     "panel_of",
+    "panel_seen",
     "rationale_short",
 ]

@@ -3,7 +3,7 @@ one, is scoring.visibility's to say; everything here asks it."""
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -232,15 +232,9 @@ class Debrief:
 
     @property
     def panel(self) -> hiring.Panel:
-        """How the counted cards the reader sees recommend (hiring.panel_of); a blind
-        reader sees no one else's card, so no panel."""
-        if self.blind:
-            return hiring.Panel()
-        return hiring.panel_of(
-            row.scorecard.recommendation
-            for row in self.rows
-            if visibility.counts(shadow=row.scorecard.is_shadow, done=row.scorecard.is_submitted)
-        )
+        """How the counted cards the reader sees recommend (hiring.panel_seen); a blind
+        reader sees no one else's card, so no panel (an empty one)."""
+        return hiring.panel_seen(self.scorecards, blind=self.blind) or hiring.Panel()
 
     @property
     def hire_needs_rationale(self) -> bool:
@@ -531,6 +525,7 @@ def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
     ]
     loop_id, candidate, role_id, role, level_id, level, status, decision = loop[:8]
     rationale, decided_by, decided_at = loop[8:]
+    panel = hiring.panel_seen(cards, blind=blind)
     return {
         "loop": {
             "id": loop_id,
@@ -546,6 +541,8 @@ def debrief_document(*, user: Viewer, pk: int) -> dict[str, Any]:
             "decided_at": _local(sql.aware(decided_at)),
         },
         "blind": blind,
+        "panel": None if panel is None else {**asdict(panel), "mostly_no": panel.mostly_no},
+        "hire_against_panel": hiring.against_panel(decision=decision, panel=panel),
         "scorecards": scorecard_documents(cards),
         "pending": pending,
     }

@@ -143,10 +143,32 @@ class DebriefLoopSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
+class DebriefPanelSerializer(serializers.Serializer):
+    strong_no = serializers.IntegerField(help_text="counted cards recommending strong no")
+    no = serializers.IntegerField(help_text="counted cards recommending no")
+    counted = serializers.IntegerField(
+        help_text="counted cards with a recommendation, every way: submitted, not a shadow's"
+    )
+    mostly_no = serializers.BooleanField(
+        help_text="more than half of the counted cards strong no or no: a hire goes against"
+        f" the panel, and its rationale needs at least {hiring.RATIONALE_MIN_CHARS} characters"
+    )
+
+
 class DebriefSerializer(serializers.Serializer):
     loop = DebriefLoopSerializer()
     blind = serializers.BooleanField(
         help_text="true while the caller still owes a scorecard: others are hidden"
+    )
+    panel = DebriefPanelSerializer(
+        allow_null=True,
+        help_text="How the counted scorecards among those the caller reads recommend"
+        " (scoring/scorecards/hiring.py); null while the caller is blind.",
+    )
+    hire_against_panel = serializers.BooleanField(
+        allow_null=True,
+        help_text="true: decided hire although the panel mostly said no (the rationale says"
+        " why); false: decided otherwise; null: not decided yet, or the caller is blind.",
     )
     scorecards = ScorecardSerializer(many=True)
     pending = PendingSerializer(many=True)

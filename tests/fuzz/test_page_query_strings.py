@@ -2,7 +2,7 @@
 
 Schemathesis fuzzes the API from its schema; the server-rendered pages have none, and
 the API's query strings are fuzzed there only with what the schema allows. This walks
-the same URLs as the access matrix (tests/security/test_access_matrix.py, its world in
+the same URLs as the access matrix (tests/security/access_walk.py, its world in
 tests/security/conftest.py) and, for each, draws query strings from the parameters the
 view reads (`PARAMS`: ids, names, choices, text, page numbers, each drawn from the
 world's real values and from hostile ones: non-numbers, ids past 2**63, NUL
@@ -31,15 +31,9 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from tests.security.access_expected import PERSONAS
+from tests.security.access_walk import QUERY, Endpoint, endpoints, send, session_for
 from tests.security.conftest import World, build_world
-from tests.security.test_access_matrix import (
-    PERSONAS,
-    QUERY,
-    Endpoint,
-    endpoints,
-    send,
-    session_for,
-)
 
 DEEP = os.environ.get("FUZZ", "").lower() == "deep"
 # Examples per URL and persona: for URLs that read parameters, and for the others

@@ -9,6 +9,7 @@ type Created = paths["/loops/"]["post"]["responses"][201]["content"]["applicatio
 type Problem = components["schemas"]["Problem"];
 type ValidationProblem = components["schemas"]["ValidationProblem"];
 type Scorecard = components["schemas"]["Scorecard"];
+type Debrief = components["schemas"]["Debrief"];
 
 const BASE = "https://kit.example.com/api/v1";
 
@@ -48,4 +49,11 @@ export function describe(problem: Problem): string {
 
 export function recommendation(card: Scorecard): string {
   return card.recommendation ?? "not chosen yet";
+}
+
+export function againstPanel(debrief: Debrief): string {
+  const panel = debrief.panel;
+  if (panel === null) return "blind: no panel yet";
+  const said = `${panel.strong_no + panel.no} no of ${panel.counted}`;
+  return debrief.hire_against_panel === true ? `hired against the panel (${said})` : said;
 }

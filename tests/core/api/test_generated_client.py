@@ -268,6 +268,8 @@ def test_a_generated_client_drives_a_loop_from_candidate_to_calibration(
         ),
     )
     assert decided.status_code == 200 and isinstance(decided.parsed, models.Debrief)
+    assert isinstance(decided.parsed.panel, models.DebriefPanel)
+    assert decided.parsed.hire_against_panel is False  # a no-hire goes against no panel
     read = _call("loops_retrieve", id=loop.id, client=recruiter).parsed
     assert (read.status, read.decision) == (
         models.LoopStatusEnum.DECIDED,

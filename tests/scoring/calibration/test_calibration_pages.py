@@ -1,7 +1,5 @@
-"""The calibration pages: the dashboard, "Recalculate now" and the CSV export."""
+"""The calibration dashboard: its cards, tables and charts, who sees which rows."""
 
-import csv
-import io
 import json
 import re
 from datetime import timedelta
@@ -11,49 +9,29 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.template.defaultfilters import floatformat
 from django.test import Client
-from django.utils import timezone
 from django.utils.html import escape
 
-from core.models import AuditEvent
 from core.permissions import INTERVIEWER, RECRUITER
 from kit.models import Level, Question, Role, RubricItem
 from scoring.calibration import selectors, services
 from scoring.calibration.definitions import ALPHA, BANDS, DEFINITIONS, G_QK, band, bands_text
-from scoring.calibration.views import EXPORT_COLUMNS
 from scoring.exercises import services as exercises
-from scoring.models import CalibrationJob, CalibrationSnapshot
+from scoring.models import CalibrationSnapshot
 from tests.conftest import make_user
 from tests.integration.data import write_ratings_csv
 from tests.scoring.calibration.conftest import PANEL, Calibrated
 from tests.scoring.calibration.helpers import (
     ROLE,
     calibrate_json,
-    counts,
     import_scorecards,
     lenient_panel_rows,
     tables,
     write_csv,
 )
+from tests.scoring.calibration.pages import DASHBOARD, page
 from tests.support.factories import RoleFactory
 
-DASHBOARD = "/calibration/"
-RUN = "/calibration/run/"
-EXPORT = "/calibration/export.csv"
 CHART_JS = "/static/vendor/chartjs/chart.umd.min.js"
-
-
-def signed_in(client: Client, user: User) -> Client:
-    client.force_login(user)
-    return client
-
-
-def page(client: Client, user: User, **params: object) -> str:
-    response = signed_in(client, user).get(DASHBOARD, params)
-    assert response.status_code == 200
-    return response.content.decode()
-
-
-# --- the dashboard ------------------------------------------------------------------------
 
 
 def test_a_lead_sees_reliability_interviewers_questions_candidates_and_charts(
@@ -417,237 +395,6 @@ def test_the_dashboard_makes_a_fixed_number_of_queries_for_a_large_panel(
         response = client.get(DASHBOARD, {"role": role.pk})
     assert response.status_code == 200
     assert len(tables(response.content.decode())["Interviewers"]) == 1 + panel
-
-
-# --- Recalculate now ----------------------------------------------------------------------
-
-
-def test_recalculate_queues_a_job_and_shows_its_progress(
-    client: Client,
-    lead: User,
-    calibrated: Calibrated,
-    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
-) -> None:
-    signed_in(client, lead)
-
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = client.post(RUN, {"role": calibrated.role.pk, "level": ""})
-
-    job = CalibrationJob.objects.get(status="queued")
-    assert (job.role, job.requested_by) == (calibrated.role, lead)
-    assert len(callbacks) == 1
-    assert response.status_code == 302
-    assert response["Location"] == f"{DASHBOARD}?role={calibrated.role.pk}&level=&job={job.pk}"
-    html = client.get(response["Location"]).content.decode()
-    assert (
-        f'<div id="run" data-url="/api/v1/calibration/runs/{job.pk}/" data-status="queued">' in html
-    )
-    assert '<progress id="run-bar" max="100" value="0"></progress>' in html
-    assert '<span id="run-text" aria-live="polite">Queued</span>' in html
-
-
-def test_recalculate_twice_returns_the_job_still_waiting(
-    client: Client,
-    lead: User,
-    calibrated: Calibrated,
-    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
-) -> None:
-    signed_in(client, lead)
-
-    with django_capture_on_commit_callbacks(execute=False):
-        first = client.post(RUN, {"role": calibrated.role.pk})
-        second = client.post(RUN, {"role": calibrated.role.pk})
-
-    assert first["Location"] == second["Location"]
-    assert CalibrationJob.objects.filter(status="queued").count() == 1
-
-
-def test_a_recalculation_run_on_commit_shows_done(
-    client: Client,
-    lead: User,
-    calibrated: Calibrated,
-    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
-) -> None:
-    signed_in(client, lead)
-
-    with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(RUN, {"role": calibrated.role.pk, "level": ""})
-
-    job = CalibrationJob.objects.exclude(pk=calibrated.job.pk).get()
-    assert (job.status, job.progress) == ("done", 100)
-    html = client.get(response["Location"]).content.decode()
-    assert 'data-status="done"' in html
-    assert '<span id="run-text" aria-live="polite">Done</span>' in html
-
-
-def test_a_run_that_finds_nothing_new_says_it_checked(
-    client: Client, lead: User, calibrated: Calibrated
-) -> None:
-    snapshot = calibrated.snapshot
-    html = page(client, lead, role=calibrated.role.pk)
-    assert "Checked again" not in html
-
-    # The run that computed the snapshot finishing later (its levels take a while)
-    # is no second check.
-    CalibrationJob.objects.filter(pk=calibrated.job.pk).update(
-        finished_at=snapshot.computed_at + timedelta(minutes=5)
-    )
-    assert "Checked again" not in page(client, lead, role=calibrated.role.pk)
-
-    # A later run found the same ratings and kept the snapshot it had.
-    later = snapshot.computed_at + timedelta(hours=2)
-    CalibrationJob.objects.create(
-        role=calibrated.role, status=CalibrationJob.Status.DONE, progress=100, snapshot=snapshot,
-        started_at=later - timedelta(seconds=3), finished_at=later,
-    )  # fmt: skip
-
-    html = page(client, lead, role=calibrated.role.pk)
-    when = timezone.localtime(later)
-    assert (
-        f"Checked again {when:%-d %b, %H:%M %Z}: no new ratings since, so the numbers stand."
-        in html
-    )
-
-
-@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
-def test_only_leads_can_recalculate(
-    persona: str,
-    request: pytest.FixtureRequest,
-    client: Client,
-    calibrated: Calibrated,
-    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
-) -> None:
-    signed_in(client, request.getfixturevalue(persona))
-    before = counts()
-
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        response = client.post(RUN, {"role": calibrated.role.pk})
-
-    assert response.status_code == 404
-    assert counts() == before
-    assert callbacks == []
-
-
-def test_recalculate_for_an_unknown_role_is_a_404(
-    client: Client, lead: User, calibrated: Calibrated
-) -> None:
-    signed_in(client, lead)
-    before = counts()
-
-    assert client.post(RUN, {"role": 999999}).status_code == 404
-    assert client.post(RUN, {}).status_code == 404
-    assert counts() == before
-
-
-def test_recalculate_is_a_post(client: Client, lead: User, calibrated: Calibrated) -> None:
-    signed_in(client, lead)
-
-    assert client.get(RUN, {"role": calibrated.role.pk}).status_code == 405
-    assert not CalibrationJob.objects.filter(status="queued").exists()
-
-
-# --- CSV export ---------------------------------------------------------------------------
-
-
-def rows_of(content: bytes) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(content.decode())))
-
-
-def test_a_lead_exports_the_interviewers_table_and_the_export_is_audited(
-    client: Client, lead: User, calibrated: Calibrated
-) -> None:
-    signed_in(client, lead)
-
-    response = client.get(EXPORT, {"role": calibrated.role.pk, "table": "interviewers"})
-
-    assert response.status_code == 200
-    assert response["Content-Type"] == "text/csv; charset=utf-8"
-    assert response["Content-Disposition"] == (
-        'attachment; filename="calibration-ai-infrastructure-engineer-all-interviewers.csv"'
-    )
-    rows = rows_of(response.content)
-    assert rows[0] == EXPORT_COLUMNS["interviewers"]
-    assert sorted(row[0] for row in rows[1:]) == sorted(PANEL)
-    lenient = next(row for row in rows[1:] if row[0] == "rater-x")
-    source = next(
-        r for r in calibrated.snapshot.result["interviewers"] if r["interviewer"] == "rater-x"
-    )
-    cell = dict(zip(rows[0], lenient, strict=True))
-    lo, hi = source["severity_shrunk_ci"]
-    # One number per cell, every digit the snapshot holds.
-    assert [
-        cell["severity_shrunk"],
-        cell["severity_shrunk_ci_low"],
-        cell["severity_shrunk_ci_high"],
-    ] == [str(source["severity_shrunk"]), str(lo), str(hi)]
-    assert [cell["leniency"], cell["copanelist_gap"]] == [
-        str(source["leniency"]),
-        str(source["copanelist_gap"]),
-    ]
-    # The period the row describes, and (none here: one year of ratings) no change.
-    assert [cell["period_start"], cell["period_end"]] == [
-        source["period"]["start"],
-        source["period"]["end"],
-    ]
-    assert [cell["severity_previous"], cell["severity_change"]] == ["", ""]
-    assert cell["separable"] == "True" and cell["flag"] == "lenient"
-    event = AuditEvent.objects.get()
-    assert (event.actor, event.action, event.target) == (
-        lead,
-        "calibration.exported",
-        f"{ROLE} all levels",
-    )
-    assert event.data == {"table": "interviewers", "snapshot": calibrated.snapshot.pk}
-
-
-@pytest.mark.parametrize(("table", "count"), [("questions", 2), ("candidates", 10)])
-def test_a_lead_exports_the_questions_and_candidates_tables(
-    table: str, count: int, client: Client, lead: User, calibrated: Calibrated
-) -> None:
-    level = Level.objects.get(name="L5")
-    signed_in(client, lead)
-
-    response = client.get(EXPORT, {"role": calibrated.role.pk, "level": level.pk, "table": table})
-
-    assert response.status_code == 200
-    assert response["Content-Disposition"] == (
-        f'attachment; filename="calibration-ai-infrastructure-engineer-l5-{table}.csv"'
-    )
-    rows = rows_of(response.content)
-    assert rows[0] == EXPORT_COLUMNS[table]
-    assert len(rows) == 1 + count
-    if table == "questions":
-        source = calibrated.level_snapshot.result["questions"][0]
-        exposure = source["exposure"]
-        row = next(r for r in rows[1:] if r[0] == source["question"])
-        assert row[6:8] == [str(exposure["last_30_days"]), str(exposure["last_90_days"])]
-    assert AuditEvent.objects.get().data == {
-        "table": table,
-        "snapshot": calibrated.level_snapshot.pk,
-    }
-
-
-@pytest.mark.parametrize("persona", ["interviewer", "recruiter"])
-def test_only_leads_export(
-    persona: str, request: pytest.FixtureRequest, client: Client, calibrated: Calibrated
-) -> None:
-    signed_in(client, request.getfixturevalue(persona))
-
-    response = client.get(EXPORT, {"role": calibrated.role.pk, "table": "interviewers"})
-
-    assert response.status_code == 404
-    assert not AuditEvent.objects.exists()
-
-
-def test_an_unknown_table_or_a_scope_without_snapshot_is_a_404(
-    client: Client, lead: User, calibrated: Calibrated
-) -> None:
-    signed_in(client, lead)
-    l3 = Level.objects.get(name="L3")
-
-    assert client.get(EXPORT, {"role": calibrated.role.pk, "table": "salaries"}).status_code == 400
-    assert client.get(EXPORT, {"role": calibrated.role.pk, "level": l3.pk}).status_code == 404
-    assert not AuditEvent.objects.exists()
 
 
 def _closed_exercise(role: Role, lead: User, answers: int) -> None:

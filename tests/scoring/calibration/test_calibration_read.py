@@ -19,7 +19,7 @@ from kit.models import Role
 from scoring import visibility
 from scoring.calibration import jobs, services
 from scoring.calibration import ratings as calibration
-from scoring.models import CalibrationJob, CalibrationSnapshot, QuestionRating
+from scoring.models import CalibrationJob, CalibrationSnapshot, QuestionRating, Scorecard
 from tests.scoring.calibration.helpers import (
     ROLE,
     calibrate_json,
@@ -90,8 +90,31 @@ def as_tuples(data: calibration.Ratings) -> list[tuple[Any, ...]]:
     return sorted(tuple(plain(column[n]) for column in columns) for n in range(data.rating.size))
 
 
+def reference_times(role: Role) -> dict[int | None, str]:
+    """The digest of the rated scorecards' interview times (scheduled start, else
+    submitted, else started: whole seconds here), per level and for the role."""
+    rated = QuestionRating.objects.filter(calibration.in_scope(role, None))
+    cards = Scorecard.objects.filter(pk__in=rated.values("scorecard")).select_related(
+        "interview__loop"
+    )
+    found: dict[int | None, list[tuple[int, int]]] = {None: []}
+    for card in cards:
+        when = card.interview.scheduled_start or card.submitted_at or card.created_at
+        entry = (card.pk, int(when.timestamp()))
+        found.setdefault(card.interview.loop.level_id, []).append(entry)
+        found[None].append(entry)
+    return {
+        level: calibration._times_digest(
+            np.array([pk for pk, _ in pairs], dtype=np.int64),
+            np.array([seconds for _, seconds in pairs], dtype=np.int64),
+        )
+        for level, pairs in found.items()
+    }
+
+
 def reference_marks(role: Role) -> dict[int | None, str]:
-    """The watermarks as one aggregate query over the joined ratings computes them."""
+    """The watermarks as one aggregate query over the joined ratings computes them, and
+    the interview times read card by card."""
     mark = {
         "n": Count("id"),
         "last": Max("id"),
@@ -102,12 +125,13 @@ def reference_marks(role: Role) -> dict[int | None, str]:
     rated = QuestionRating.objects.filter(calibration.in_scope(role, None))
     per_level = rated.values("scorecard__interview__loop__level_id").annotate(**mark).order_by()
     seats = calibration._seat_marks(visibility.open_seats({"role": role}))
+    times = reference_times(role)
     marks: dict[int | None, str] = {}
     for row in per_level:
         level = row["scorecard__interview__loop__level_id"]
-        marks[level] = calibration._mark({**row, "level": level}, seats)
+        marks[level] = calibration._mark({**row, "level": level, "times": times[level]}, seats)
     whole = rated.aggregate(**mark)
-    marks[None] = calibration._mark({**whole, "level": None}, seats)
+    marks[None] = calibration._mark({**whole, "level": None, "times": times[None]}, seats)
     return marks
 
 

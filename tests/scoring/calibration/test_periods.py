@@ -1,20 +1,26 @@
 """Severities describe a stated period (issue 33, item 2): the period, the read of each
-rating's interview time, and on simulated two-year rosters that a harshness that ended
-over a year ago is not flagged while one that began within the year is."""
+rating's interview time (and the watermark that follows it when an interview moves),
+and on simulated two-year rosters that a harshness that ended over a year ago is not
+flagged while one that began within the year is."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
 
+from interviews import scheduling
 from kit.models import Role
-from scoring.calibration.ratings import load_ratings
+from scoring.calibration import services
+from scoring.calibration.ratings import load_ratings, watermark, watermarks
 from scoring.calibration.stats import summarise
 from scoring.calibration.stats.periods import CURRENT, OLDER, PREVIOUS, Period, months_before
+from scoring.models import CalibrationSnapshot
 from tests.scoring.calibration.helpers import (
     ROLE,
     calibrate_json,
@@ -22,6 +28,8 @@ from tests.scoring.calibration.helpers import (
     lenient_panel_rows,
     write_csv,
 )
+from tests.scoring.helpers import submitted
+from tests.support.loops import Seat, build_loop
 
 
 def _seconds(text: str) -> int:
@@ -91,6 +99,50 @@ def test_the_read_carries_each_interview_time_and_the_snapshot_states_its_period
     assert lenient["ratings_previous"] == 2
     assert lenient["severity_previous"] is None and lenient["severity_change"] is None
     assert body["inputs"]["ratings"] == 12 * 14  # the read is the whole scope's
+
+
+def test_rescheduling_a_rated_interview_changes_the_watermark_and_the_next_snapshot(
+    interviewer: User, pia: User, other_interviewer: User
+) -> None:
+    built = build_loop(seats=[Seat(interviewers=[interviewer, pia]),
+                              Seat(interviewers=[other_interviewer, pia])])  # fmt: skip
+    first, second = built.interviews
+    for user, interview in ((interviewer, first), (pia, first), (other_interviewer, second),
+                            (pia, second)):  # fmt: skip
+        submitted(user, interview)
+    role, level = built.loop.role, built.loop.level
+    services.calibration_run_now(role=role)
+    before = CalibrationSnapshot.objects.get(role=role, level=None)
+    before_level = CalibrationSnapshot.objects.get(role=role, level=level)
+    assert second.scheduled_start is not None
+    assert before.result["scope"]["period"]["end"] == second.scheduled_start.isoformat()
+    # Unchanged inputs: the same watermark, and a run stores nothing new.
+    assert watermark(role) == before.watermark
+    assert services.calibration_run_now(role=role).snapshot_id == before.pk
+
+    # The second interview moves a month ahead, its cards already in: no card changes.
+    moved = timezone.now().replace(microsecond=0) + timedelta(days=30)
+    scheduling.interview_schedule(
+        interview=second, interviewers=[other_interviewer, pia],
+        scheduled_start=moved, scheduled_end=moved + timedelta(hours=1),
+    )  # fmt: skip
+
+    marks = watermarks(role)
+    assert marks[None] != before.watermark and marks[None] == watermark(role)
+    assert marks[level.pk] != before_level.watermark
+    job = services.calibration_run_now(role=role)
+    after = CalibrationSnapshot.objects.filter(role=role, level=None).latest("pk")
+    assert after.pk != before.pk and job.snapshot_id == after.pk
+    assert after.watermark == marks[None]
+    assert CalibrationSnapshot.objects.filter(role=role, level=level).count() == 2
+    # The stated period now ends at the moved interview, on the scope and on every row.
+    end = moved.astimezone(UTC).isoformat()
+    assert after.result["scope"]["period"]["end"] == end
+    assert {row["period"]["end"] for row in after.result["interviewers"]} == {end}
+    assert after.result["inputs"] == before.result["inputs"]  # the same ratings
+    # And unchanged since: the same watermark again, no third snapshot.
+    assert services.calibration_run_now(role=role).snapshot_id == after.pk
+    assert CalibrationSnapshot.objects.filter(role=role, level=None).count() == 2
 
 
 def _roster(seed: int, harsh_months: tuple[int, int], size: float = 0.8) -> dict[str, Any]:

@@ -58,6 +58,9 @@ def test_a_recruiter_sees_every_submitted_card_and_who_is_pending(
     assert response.json() == {
         "loop": loop_json(panel.loop),
         "blind": False,
+        # Pia's yes and Omar's no: the panel as the cards she reads count it.
+        "panel": {"strong_no": 0, "no": 1, "counted": 2, "mostly_no": False},
+        "hire_against_panel": None,  # not decided yet
         "scorecards": [card_json(pia_card), card_json(omar_card)],
         "pending": [
             {"username": "ines", "interview": first.pk, "is_shadow": False},
@@ -90,6 +93,8 @@ def test_a_blind_interviewer_sees_only_her_own_draft(
     assert response.json() == {
         "loop": {**loop_json(panel.loop), "status": "scheduled"},
         "blind": True,
+        "panel": None,  # no count of the others' recommendations either
+        "hire_against_panel": None,
         "scorecards": [card_json(own)],
         "pending": [
             {"username": "ines", "interview": first.pk, "is_shadow": False},

@@ -1,5 +1,6 @@
 """A hire against a panel that mostly said no needs a rationale that says why
-(scoring/scorecards/hiring.py): the rule, the service, the API and the debrief page."""
+(scoring/scorecards/hiring.py): the rule, the service, the API, the debrief's JSON (the
+panel and whether the hire went against it, blind rule kept) and the debrief page."""
 
 from typing import Any
 
@@ -14,7 +15,8 @@ from interviews.models import Interview, Loop
 from scoring.scorecards import hiring, services
 from tests.conftest import client_for
 from tests.problems import detail
-from tests.scoring.helpers import state, submitted
+from tests.scoring.helpers import draft, state, submitted
+from tests.scoring.response_schema import errors
 from tests.support.loops import Built
 
 WHY = "Ines saw the serving design the others missed; the no votes rest on a slow start."
@@ -158,6 +160,118 @@ def test_the_schema_documents_the_refusal(recruiter: User) -> None:
     assert "rationale_required" in str(operation["responses"]["400"])
     body = schema["components"]["schemas"]["DecisionInputRequest"]["properties"]["rationale"]
     assert "rationale_required" in body["description"]
+
+
+# --- the debrief's JSON ----------------------------------------------------------------------
+
+COUNTED = {"strong_no": 1, "no": 2, "counted": 4, "mostly_no": True}
+
+
+def debrief(user: User, loop: Loop) -> dict[str, Any]:
+    response = client_for(user).get(f"/api/v1/loops/{loop.pk}/debrief/")
+    assert response.status_code == 200
+    body: dict[str, Any] = response.json()
+    assert errors("Debrief", body) == []  # as the schema describes it, no key more
+    return body
+
+
+def test_the_debrief_says_a_decided_hire_went_against_the_panel(
+    mostly_no: Loop, recruiter: User, interviewer: User
+) -> None:
+    decided = decide(recruiter, mostly_no, {"decision": "hire", "rationale": WHY})
+
+    assert decided.status_code == 200
+    for body in (decided.json(), debrief(recruiter, mostly_no), debrief(interviewer, mostly_no)):
+        assert (body["panel"], body["hire_against_panel"]) == (COUNTED, True)
+
+
+def test_the_debrief_shows_the_panel_before_any_decision_and_no_verdict(
+    mostly_no: Loop, recruiter: User, pia: User
+) -> None:
+    for reader in (recruiter, pia):
+        body = debrief(reader, mostly_no)
+        assert (body["loop"]["decision"], body["blind"]) == (None, False)
+        assert (body["panel"], body["hire_against_panel"]) == (COUNTED, None)
+
+
+def test_a_hire_with_a_split_panel_did_not_go_against_it(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    interviewer: User,
+    pia: User,
+    other_interviewer: User,
+    recruiter: User,
+) -> None:
+    submitted(interviewer, first, rating=1, recommendation="strong_no")
+    submitted(pia, first, rating=2, recommendation="no")
+    submitted(other_interviewer, second, rating=3, recommendation="yes")
+    submitted(interviewer, second, rating=3, recommendation="yes")
+    split = {"strong_no": 1, "no": 1, "counted": 4, "mostly_no": False}
+    assert debrief(recruiter, panel.loop)["hire_against_panel"] is None
+
+    decided = decide(recruiter, panel.loop, {"decision": "hire", "rationale": SHORT})
+
+    assert decided.status_code == 200
+    for body in (decided.json(), debrief(recruiter, panel.loop), debrief(pia, panel.loop)):
+        assert (body["panel"], body["hire_against_panel"]) == (split, False)
+
+
+def test_a_no_hire_did_not_go_against_a_mostly_no_panel(mostly_no: Loop, recruiter: User) -> None:
+    decide(recruiter, mostly_no, {"decision": "no_hire", "rationale": SHORT})
+
+    body = debrief(recruiter, mostly_no)
+    assert (body["panel"], body["hire_against_panel"]) == (COUNTED, False)
+
+
+def test_a_blind_panelist_learns_nothing_of_the_panel_from_the_debrief(
+    panel: Built,
+    first: Interview,
+    second: Interview,
+    interviewer: User,
+    pia: User,
+    other_interviewer: User,
+    sam: User,
+    recruiter: User,
+) -> None:
+    """Sam shadows interview 1 and has only a draft: he stays blind, before the others'
+    cards, after them and after the hire (which does not wait for a shadow)."""
+    draft(sam, first, recommendation="strong_yes")
+    before = debrief(sam, panel.loop)
+    submitted(interviewer, first, rating=1, recommendation="strong_no")
+    submitted(pia, first, rating=2, recommendation="no")
+    submitted(other_interviewer, second, rating=2, recommendation="no")
+    submitted(interviewer, second, rating=3, recommendation="yes")
+    undecided = debrief(sam, panel.loop)
+    services.loop_decide(loop=panel.loop, by=recruiter, decision="hire", rationale=WHY)
+    decided = debrief(sam, panel.loop)
+
+    assert [body["blind"] for body in (before, undecided, decided)] == [True, True, True]
+    for body in (before, undecided, decided):
+        assert (body["panel"], body["hire_against_panel"]) == (None, None)
+    # The co-panelists' cards change nothing he reads; the decision itself he is told.
+    assert undecided == before
+    assert decided["loop"]["decision"] == "hire"
+    # The recruiter, on the same loop, reads the hire as against the panel.
+    assert debrief(recruiter, panel.loop)["panel"] == COUNTED
+    assert debrief(recruiter, panel.loop)["hire_against_panel"] is True
+
+
+def test_the_schema_documents_the_panel_and_the_verdict(recruiter: User) -> None:
+    schema = client_for(recruiter).get("/api/schema/", {"format": "json"}).json()
+    components = schema["components"]["schemas"]
+    debrief = components["Debrief"]["properties"]
+
+    assert debrief["panel"]["oneOf"] == [
+        {"$ref": "#/components/schemas/DebriefPanel"},
+        {"$ref": "#/components/schemas/NullEnum"},
+    ]
+    assert debrief["hire_against_panel"]["type"] == "boolean"
+    assert debrief["hire_against_panel"]["nullable"] is True
+    assert {"panel", "hire_against_panel"} <= set(components["Debrief"]["required"])
+    assert list(components["DebriefPanel"]["properties"]) == [
+        "strong_no", "no", "counted", "mostly_no",
+    ]  # fmt: skip
 
 
 # --- the debrief page ----------------------------------------------------------------------

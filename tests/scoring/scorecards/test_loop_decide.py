@@ -74,6 +74,8 @@ def test_a_recruiter_records_the_decision(
             "decided_at": iso(loop.decided_at),
         },
         "blind": False,
+        "panel": {"strong_no": 0, "no": 1, "counted": 4, "mostly_no": False},
+        "hire_against_panel": False,
         "scorecards": [card_json(c) for c in cards],
         # Sam (the shadow) had not submitted: the decision cancelled the seat, so the
         # debrief waits for nobody.
