@@ -15,7 +15,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from core.api.etags import ETagMixin
-from core.api.openapi import error
+from core.api.openapi import error, forbidden_reads_register
 from core.auth import signed_in
 from core.permissions import is_recruiter
 from interviews import editing, scheduling, selectors, services, staffing
@@ -35,6 +35,10 @@ from interviews.serializers import (
     SwapInputSerializer,
 )
 from kit.models import Role
+
+# The candidate list (recruiters and leads) and a swap's alternatives (recruiters)
+# refuse other personas outright rather than answer an empty list.
+forbidden_reads_register("candidates_list", "interviews_alternatives_list")
 
 
 class RecruiterWrites(BasePermission):

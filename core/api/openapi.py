@@ -181,14 +181,14 @@ def _ref(name: str) -> dict[str, Any]:
 
 
 # Reads that answer 403 to a persona who may not make them (instead of an empty list
-# or a 404): the calibration history (leads), candidates and webhooks (recruiters and
-# leads), a swap's alternatives (recruiters).
-FORBIDDEN_READS = {
-    "calibration_history_list",
-    "candidates_list",
-    "webhooks_list",
-    "interviews_alternatives_list",
-}
+# or a 404), by operation id: core's webhooks (recruiters and leads), and the apps'
+# reads they register beside their views (forbidden_reads_register).
+FORBIDDEN_READS: set[str] = {"webhooks_list"}
+
+
+def forbidden_reads_register(*operation_ids: str) -> None:
+    """Say that these reads refuse a persona who may not make them (403 in the schema)."""
+    FORBIDDEN_READS.update(operation_ids)
 
 
 def _errors(method: str, operation: dict[str, Any]) -> set[int]:

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api.openapi import error
+from core.api.openapi import error, forbidden_reads_register
 from core.auth import signed_in
 from core.permissions import is_lead
 from kit.models import Level, Role
@@ -24,6 +24,9 @@ from scoring.calibration.serializers import (
     SnapshotSerializer,
 )
 from scoring.models import CalibrationSnapshot
+
+# The calibration history refuses anyone but a lead outright (403, not an empty list).
+forbidden_reads_register("calibration_history_list")
 
 
 class IsLead(BasePermission):
