@@ -358,10 +358,12 @@ CARD_COLUMNS = (
 
 
 class EpochSeconds(Func):
-    """A date-time as whole seconds since 1970 (UTC), an integer on either database."""
+    """A date-time as whole seconds since 1970 (UTC), an integer on either database: the
+    fraction dropped on both (PostgreSQL's CAST alone would round it, SQLite's strftime
+    drops it)."""
 
     output_field = BigIntegerField()
-    template = "CAST(EXTRACT(EPOCH FROM %(expressions)s) AS BIGINT)"
+    template = "CAST(FLOOR(EXTRACT(EPOCH FROM %(expressions)s)) AS BIGINT)"
 
     def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
         # SQLite keeps date-times as UTC text; strftime reads them in C. The %% pairs

@@ -5,6 +5,7 @@ reading the same ratings the straightforward way, and runs on SQLite and,
 with DATABASE_URL set, on PostgreSQL.
 """
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from django.db import OperationalError, connection
 from django.db.models import Count, Max
 from django.test.utils import CaptureQueriesContext
 
-from interviews.models import InterviewQuestion, Panelist
+from interviews.models import Interview, InterviewQuestion, Panelist
 from kit.models import Role
 from scoring import visibility
 from scoring.calibration import jobs, services
@@ -140,6 +141,18 @@ def test_load_ratings_reads_what_the_orm_reads(panel: Role) -> None:
 
     assert as_tuples(data) == reference_ratings(panel)
     assert data.rating.size > 2 * 4 * 3 * 2  # both imports and the submitted panelist
+
+
+def test_an_interview_time_is_read_in_whole_seconds_the_fraction_dropped(panel: Role) -> None:
+    # 10:00:00.7 is 10:00:00 on every database (PostgreSQL's CAST alone rounds to :01).
+    rated = QuestionRating.objects.filter(calibration.in_scope(panel, None))
+    card = Scorecard.objects.filter(pk__in=rated.values("scorecard")).first()
+    assert card is not None
+    moment = datetime(2024, 3, 1, 10, 0, 0, 700_000, tzinfo=UTC)
+    Interview.objects.filter(pk=card.interview_id).update(scheduled_start=moment)
+    data = calibration.load_ratings(panel)
+    at = np.flatnonzero(data.cards.scorecard == card.pk)
+    assert data.cards.time[at].tolist() == [int(moment.replace(microsecond=0).timestamp())]
 
 
 def test_load_ratings_of_a_level_reads_only_that_level(panel: Role) -> None:
