@@ -1,6 +1,6 @@
 """The calibrate command on a million ratings in PostgreSQL, against COPY plus one numpy pass.
 
-Run from the repository root:  python bench/calibrate.py [CANDIDATES] [--keep]
+Run from the repository root:  python bench/calibrate.py [CANDIDATES] [--keep] [--sections]
 
 It simulates 50,000 candidates, 400 interviewers and 200 questions (panels of
 4 asking 5 questions each: about a million ratings), imports them with
@@ -12,8 +12,10 @@ import_scorecards into a fresh database, then in one run times
   candidate, interviewer, question and loop, computing every statistic and
   storing a snapshot for the role and for each level with ratings).
 
-each the best of three runs, and prints both times, their ratio and the child's
-peak memory. No assertions.
+each the best of three runs, and prints both times, their ratio, the child's
+peak memory and the load average. With --sections the child also times the
+job's sections (bench/_sections.py) and the best run's are printed.
+No assertions.
 Needs PostgreSQL (BENCH_PG, default postgres://postgres@127.0.0.1:5432); the
 database is BENCH_DB (default ik_bench_calibrate), dropped and created afresh
 unless --keep finds it already holding the same ratings (to time calibrate
@@ -30,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,9 +48,16 @@ import django
 django.setup()
 from io import StringIO
 from django.core.management import call_command
+imported = 0.0
+if SECTIONS:
+    sys.path.insert(0, "bench")
+    import _sections
+    _sections.install()
+    imported = _sections._spent[_sections.IMPORTS]
 started = time.perf_counter()
 call_command("calibrate", stdout=StringIO())
-print(json.dumps({"seconds": time.perf_counter() - started}))
+seconds = time.perf_counter() - started + imported
+print(json.dumps({"seconds": seconds, "sections": _sections.report() if SECTIONS else None}))
 """
 
 
@@ -74,6 +84,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("candidates", nargs="?", type=int, default=50_000)
     parser.add_argument("--keep", action="store_true", help="reuse an imported database")
+    parser.add_argument(
+        "--sections", action="store_true", help="time the job's sections too (bench/_sections.py)"
+    )
     args = parser.parse_args()
     csv_path = Path(tempfile.gettempdir()) / f"bench-ratings-{args.candidates}.csv"
     rows = ratings_file(csv_path, candidates=args.candidates, interviewers=400, questions=200)
@@ -96,16 +109,18 @@ def main() -> None:
     # Both sides take the best of three runs: a run's first touch of its memory
     # costs most on a busy or virtual machine, and neither side should pay it alone.
     base = min(baseline(url) for _ in range(3))
-    runs = []
+    runs, sections = [], []
     for _ in range(3):
         CalibrationJob.objects.update(snapshot=None)
         CalibrationSnapshot.objects.all().delete()
         child = subprocess.run(
-            [sys.executable, "-c", CHILD], cwd=ROOT,
+            [sys.executable, "-c", f"SECTIONS = {args.sections}\n{CHILD}"], cwd=ROOT,
             env={"DATABASE_URL": url, "PATH": "/usr/bin:/bin"},
             capture_output=True, text=True, check=True,
         )  # fmt: skip
-        runs.append(json.loads(child.stdout.strip().splitlines()[-1])["seconds"])
+        found = json.loads(child.stdout.strip().splitlines()[-1])
+        runs.append(found["seconds"])
+        sections.append(found["sections"])
     project = min(runs)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
@@ -115,6 +130,16 @@ def main() -> None:
         f"   (runs: {', '.join(f'{r:.2f}' for r in runs)})"
     )
     print(f"ratio calibrate / baseline:           {project / base:8.2f}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.sections:
+        print_sections(json.loads(sections[runs.index(project)]), project)
+
+
+def print_sections(rows: list[list[Any]], total: float) -> None:
+    """Print the best run's sections: seconds, share of the job and calls."""
+    print(f"\nsections of the best run ({total:.2f} s; nested rows are part of the row above):")
+    for label, seconds, calls in rows:
+        print(f"  {label:<40} {seconds:6.2f} s {seconds / total:6.1%}  x{calls}")
 
 
 def existing_database(name: str, rows: int) -> str | None:

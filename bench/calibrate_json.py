@@ -12,8 +12,8 @@ them afresh when it does not), then in one run times
 * calibrate --json: `manage.py calibrate --json > file`, the whole process
   (start-up, reading, statistics, storing, printing), starting with no snapshots.
 
-each the best of three runs, and prints the times, the ratio and the size of
-the JSON printed. No assertions.
+each the best of three runs, and prints the times, the ratio, the size of the
+JSON printed and the load average. No assertions.
 """
 
 import argparse
@@ -78,6 +78,7 @@ def main() -> None:
         f"   (runs: {', '.join(f'{r:.2f}' for r in runs)})"
     )
     print(f"ratio calibrate --json / baseline:    {whole / base:8.2f}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

