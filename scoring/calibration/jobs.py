@@ -5,7 +5,6 @@ maths lives in scoring.calibration.stats (pure numpy); this module only moves
 data.
 """
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,8 +13,7 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count, JSONField, Q, Value
-from django.db.models.functions import Cast
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from core.webhooks.services import webhook_event_emit
@@ -382,29 +380,6 @@ def rubric_hit_rates(
     return rates
 
 
-class BodyText:
-    """A run's snapshot bodies as JSON text, exactly as json.dumps writes them, each
-    top-level value the previous body shares (the same object) encoded once.
-
-    A level holding every rating of the role stores the role's body under its own
-    scope (snapshot_store's `same_as`): on the 1.25 M ratings of bench/calibrate.py
-    that body is 11.6 MB of text, and encoding it costs about 0.2 s.
-    """
-
-    def __init__(self) -> None:
-        self._last: dict[str, tuple[Any, str]] = {}
-
-    def dumps(self, body: dict[str, Any]) -> str:
-        parts: dict[str, tuple[Any, str]] = {}
-        for key, value in body.items():
-            seen = self._last.get(key)
-            parts[key] = (value, seen[1] if seen and seen[0] is value else json.dumps(value))
-        # Each value is kept beside its text: while it lives, no new object is it.
-        self._last = parts
-        members = ", ".join(f"{json.dumps(key)}: {text}" for key, (_, text) in parts.items())
-        return "{" + members + "}"
-
-
 def stored(role: Role, level: Level | None, mark: str) -> CalibrationSnapshot | None:
     """Return the scope's snapshot of these inputs, its result read only when used: a run
     asks for each scope's twice, and on unchanged inputs (most of a nightly run) reading
@@ -423,7 +398,6 @@ def snapshot_store(
     same_as: dict[str, Any] | None = None,
     seats: Sequence[visibility.OpenSeat] | None = None,
     seen: Exposure | None = None,
-    texts: BodyText | None = None,
 ) -> tuple[CalibrationSnapshot, bool]:
     """Compute and store the scope's snapshot unless one exists for the same inputs.
 
@@ -431,9 +405,8 @@ def snapshot_store(
     ratings arrive meanwhile, the next run sees a new watermark and stores again.
     `data`, the role's ratings already loaded, saves reading them per level;
     `same_as`, a body computed from exactly the same ratings, saves computing it again.
-    `seats` and `seen`, the run's open seats and exposure reads, and `texts`, its
-    bodies' JSON, are shared by its scopes (see compute and BodyText); `seats`
-    must be those `mark` digests.
+    `seats` and `seen`, the run's open seats and exposure reads, are shared by its
+    scopes (see compute); `seats` must be those `mark` digests.
     """
     mark = mark or watermark(role, level)
     existing = stored(role, level, mark)
@@ -451,14 +424,11 @@ def snapshot_store(
     now = timezone.now()
     body["computed_at"] = now.isoformat()
     body["watermark"] = mark
-    # The text json.dumps gives, as JSONField would store it, but encoded by BodyText.
-    text = Cast(Value((texts or BodyText()).dumps(body)), output_field=JSONField())
     try:
         with transaction.atomic():
             snapshot = CalibrationSnapshot.objects.create(
-                role=role, level=level, watermark=mark, result=text
+                role=role, level=level, watermark=mark, result=body
             )
-            snapshot.result = body
             webhook_event_emit(kind="calibration.completed", payload=webhooks.snapshot(snapshot))
     except IntegrityError:
         # Another run stored the same inputs first (a redelivered task): keep theirs.

@@ -143,10 +143,8 @@ def _scopes_store(
         and bool(np.all(data.cards.level[data.rated] == levels[0].pk))
         else None
     )
-    # One read of each question's exposure for all the scopes, and the JSON of what
-    # their bodies share encoded once.
+    # One read of each question's exposure for all the scopes.
     seen = calibration_jobs.Exposure()
-    texts = calibration_jobs.BodyText()
     main = None
     for n, level in enumerate(scopes):
         snapshot, _ = calibration_jobs.snapshot_store(
@@ -159,7 +157,6 @@ def _scopes_store(
             # The open seats the watermarks digest: each scope takes its level's.
             seats=marks.seats,
             seen=seen,
-            texts=texts,
         )
         main = main or snapshot
     return main

@@ -151,22 +151,6 @@ def test_a_body_holding_numpy_floats_is_stored_as_plain_json(queued: Calibration
     }
 
 
-def test_a_body_s_text_is_what_json_dumps_gives_even_when_it_shares_values() -> None:
-    import json
-
-    import numpy as np
-
-    texts = calibration.BodyText()
-    role = {"inputs": {"ratings": 3}, "rows": [{"x": np.float64(0.5), "y": None}], "z": "é"}
-    level = {**role, "scope": {"level": "L5"}}
-    level["inputs"] = {"ratings": 2}
-
-    assert texts.dumps(role) == json.dumps(role)
-    assert texts.dumps(level) == json.dumps(level)
-    # A key holding another object than the previous body's is encoded afresh.
-    assert texts.dumps({**level, "rows": []}) == json.dumps({**level, "rows": []})
-
-
 def test_a_worker_killed_mid_run_loses_nothing(queued: CalibrationJob) -> None:
     # Claimed and then killed before storing anything.
     CalibrationJob.objects.filter(pk=queued.pk).update(status="running", attempts=1, progress=35)
