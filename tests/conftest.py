@@ -10,7 +10,7 @@ import os
 import shutil
 import socket
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -22,8 +22,7 @@ from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
-from kit.ladder import ensure_ladder
-from kit.models import Level
+from tests.support.flush import flush_by_delete, reference_data_kept
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -83,22 +82,14 @@ def chromium_path() -> str | None:
     return "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else shutil.which("chromium")
 
 
-@pytest.fixture(autouse=True)
-def reference_data_after_flush(request):  # type: ignore[no-untyped-def]
-    """Put the level ladder and persona groups back for transactional tests.
-
-    Transactional tests (live server, real worker, concurrency) run on committed
-    data, and each one's teardown empties every table, data migrations' rows
-    included. (Django's serialized rollback is not used: while Playwright's event
-    loop runs, Django sees an async context and its own connection objects.)
-    """
-    marker = request.node.get_closest_marker("django_db")
-    transactional = (marker is not None and marker.kwargs.get("transaction")) or bool(
-        {"transactional_db", "live_server"} & set(request.fixturenames)
-    )
-    if transactional:
-        request.getfixturevalue("transactional_db")
-        ensure_ladder(Level, Group)
+@pytest.fixture(scope="session", autouse=True)
+def flush_quickly_keeping_reference_data() -> Iterator[None]:
+    """A transactional test (live server, real worker, concurrency) runs on committed
+    data, and its flush empties every table: here the flush deletes rows rather than
+    truncating tables, and puts the level ladder and persona groups back, committed
+    (tests/support/flush.py)."""
+    with flush_by_delete(), reference_data_kept():
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -127,8 +118,6 @@ def migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
 
 
 def make_user(username: str, persona: str | None = None, **extra: str) -> User:
-    # Transactional tests flush the tables; put the ladder and groups back if so.
-    ensure_ladder(Level, Group)
     user = User.objects.create_user(
         username=username, password="pw", email=f"{username}@example.com", **extra
     )
