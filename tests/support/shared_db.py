@@ -77,6 +77,7 @@ PERSONAS = {
     "other_interviewer": ("omar", INTERVIEWER),
     "pia": ("pia", INTERVIEWER),
     "sam": ("sam", INTERVIEWER),
+    "olga": ("olga", INTERVIEWER),
 }
 
 

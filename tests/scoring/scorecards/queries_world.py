@@ -7,7 +7,8 @@ the ORM queries it replaces.
 Each test reads the same small world through the plain-SQL function and through the
 ORM, and compares the two row for row, in the same order. A write is compared by the
 tables it leaves: the ORM form of the write runs first and is rolled back, then the
-function runs, and both leave the same rows. The world (`world`):
+function runs, and both leave the same rows. The world (`build_world`; each module
+builds it once with `world_built_once`, tests/support/shared_db.py):
 
 * The panel loop (conftest's `panel`, in progress):
 
@@ -35,13 +36,15 @@ JSON columns come back as text and are decoded, as scoring/scorecards/selectors.
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from pytest_django import DjangoDbBlocker
 
 from core import sql
 from core.permissions import INTERVIEWER
@@ -52,8 +55,10 @@ from kit.models import RubricItem
 from scoring.models import Amendment, QuestionRating, Scorecard
 from scoring.scorecards import services
 from tests.conftest import make_user
+from tests.scoring.conftest import PANEL_PERSONAS, build_panel
 from tests.scoring.helpers import follow_ups, ratings_for, rubric
 from tests.support.loops import Built, Seat, build_loop
+from tests.support.shared_db import make_personas, persona_user, rolled_back
 
 CARD_FIELDS = [f.attname for f in Scorecard._meta.concrete_fields]
 CHECKED = QuestionRating.checked.through
@@ -217,6 +222,22 @@ def build_world(
         cards=cards,
         people=[recruiter, interviewer, other_interviewer, pia, sam, olga, lead, tara],
     )
+
+
+# The personas the world seats (by fixture name), beside Tara, whom build_world makes.
+PEOPLE = (*PANEL_PERSONAS, "olga", "lead")
+
+
+@contextmanager
+def world_built_once(django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    """The world as build_world makes it on the panel loop, for a module-scoped fixture:
+    built in a transaction rolled back when the block ends (tests/support/shared_db.py)."""
+    with rolled_back(django_db_blocker):
+        make_personas(*PEOPLE)
+        people = {name: persona_user(name) for name in PEOPLE}
+        panel = build_panel(*(people[name] for name in PANEL_PERSONAS))
+        first, second = panel.interviews
+        yield build_world(panel=panel, first=first, second=second, **people)
 
 
 def values(card: Scorecard | None) -> tuple[Any, ...] | None:

@@ -1,6 +1,7 @@
 """scoring/scorecards/queries.py's statements for writing a card, against the ORM queries
 they replace, on the world of tests/scoring/scorecards/queries_world.py."""
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -9,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from pytest_django import DjangoDbBlocker
 
 from core import sql
 from interviews.models import Interview, InterviewQuestion, Loop, Panelist
@@ -24,40 +26,52 @@ from tests.scoring.scorecards.queries_world import (
     NO_SUCH_ID,
     OUT_OF_RANGE,
     World,
-    build_world,
     card_of,
     content,
     orm_outcome,
     values,
+    world_built_once,
 )
 from tests.support.loops import Built
+from tests.support.shared_db import persona_user, read_again
+
+
+# The world, built once for the module; each test reads it again in a savepoint of its own
+# (tests/support/shared_db.py), and the panel loop and the people are the world's.
+@pytest.fixture(scope="module")
+def shared_world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    with world_built_once(django_db_blocker) as world:
+        yield world
 
 
 @pytest.fixture
-def world(
-    panel: Built,
-    first: Interview,
-    second: Interview,
-    recruiter: User,
-    interviewer: User,
-    other_interviewer: User,
-    pia: User,
-    sam: User,
-    olga: User,
-    lead: User,
-) -> World:
-    return build_world(
-        panel=panel,
-        first=first,
-        second=second,
-        recruiter=recruiter,
-        interviewer=interviewer,
-        other_interviewer=other_interviewer,
-        pia=pia,
-        sam=sam,
-        olga=olga,
-        lead=lead,
-    )
+def world(shared_world: World, db: None) -> World:
+    return read_again(shared_world)
+
+
+@pytest.fixture
+def panel(world: World) -> Built:
+    return world.panel
+
+
+@pytest.fixture
+def interviewer(shared_world: World, db: None) -> User:
+    return persona_user("interviewer")
+
+
+@pytest.fixture
+def olga(shared_world: World, db: None) -> User:
+    return persona_user("olga")
+
+
+@pytest.fixture
+def pia(shared_world: World, db: None) -> User:
+    return persona_user("pia")
+
+
+@pytest.fixture
+def sam(shared_world: World, db: None) -> User:
+    return persona_user("sam")
 
 
 def test_it_reads_each_seat_with_its_card_as_the_orm_does_and_none_without_one(
