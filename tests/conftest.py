@@ -23,6 +23,7 @@ from rest_framework.test import APIClient
 
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
 from tests.support.flush import flush_by_delete, reference_data_kept
+from tests.support.shared_db import persona
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -128,22 +129,22 @@ def make_user(username: str, persona: str | None = None, **extra: str) -> User:
 
 @pytest.fixture
 def recruiter(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("rita", RECRUITER, first_name="Rita")
+    return persona("rita", RECRUITER, first_name="Rita")
 
 
 @pytest.fixture
 def lead(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("leo", LEAD, first_name="Leo")
+    return persona("leo", LEAD, first_name="Leo")
 
 
 @pytest.fixture
 def interviewer(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("ines", INTERVIEWER, first_name="Ines")
+    return persona("ines", INTERVIEWER, first_name="Ines")
 
 
 @pytest.fixture
 def other_interviewer(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("omar", INTERVIEWER, first_name="Omar")
+    return persona("omar", INTERVIEWER, first_name="Omar")
 
 
 @pytest.fixture

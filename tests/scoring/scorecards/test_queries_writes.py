@@ -33,11 +33,12 @@ from tests.scoring.scorecards.queries_world import (
     world_built_once,
 )
 from tests.support.loops import Built
-from tests.support.shared_db import persona_user, read_again
+from tests.support.shared_db import read_again
 
 
 # The world, built once for the module; each test reads it again in a savepoint of its own
-# (tests/support/shared_db.py), and the panel loop and the people are the world's.
+# (tests/support/shared_db.py); the panel loop and the people (the persona fixtures) are the
+# world's.
 @pytest.fixture(scope="module")
 def shared_world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
     with world_built_once(django_db_blocker) as world:
@@ -52,26 +53,6 @@ def world(shared_world: World, db: None) -> World:
 @pytest.fixture
 def panel(world: World) -> Built:
     return world.panel
-
-
-@pytest.fixture
-def interviewer(shared_world: World, db: None) -> User:
-    return persona_user("interviewer")
-
-
-@pytest.fixture
-def olga(shared_world: World, db: None) -> User:
-    return persona_user("olga")
-
-
-@pytest.fixture
-def pia(shared_world: World, db: None) -> User:
-    return persona_user("pia")
-
-
-@pytest.fixture
-def sam(shared_world: World, db: None) -> User:
-    return persona_user("sam")
 
 
 def test_it_reads_each_seat_with_its_card_as_the_orm_does_and_none_without_one(
