@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
+from celery._state import _set_task_join_will_block
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
 from django.db import connection
@@ -98,6 +99,14 @@ def fresh_cache() -> None:
     # The cache holds only the API's rate-limit counts: each test starts with none, so a
     # test's anonymous calls are not throttled for what earlier tests in its process sent.
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def outside_a_task() -> None:
+    # Celery marks "inside a task" in a process-wide flag that an eager task sets and
+    # restores: eager tasks run in threads at once (the race tests) can leave it set, and a
+    # later test's EagerResult.get() then refuses ("Never call result.get() within a task").
+    _set_task_join_will_block(False)
 
 
 @pytest.fixture(autouse=True)
