@@ -2,14 +2,14 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.http import Http404
 from rest_framework.test import APIClient
 
 from interviews.models import Interview
 from scoring.models import Scorecard
 from scoring.scorecards import services
-from tests.conftest import at_once, client_for, need
+from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, not_signed_in
 from tests.scoring.helpers import card_json, state
 
@@ -126,18 +126,3 @@ def test_a_start_that_loses_the_race_returns_the_card_that_won(
 
     assert lost.pk == won.pk
     assert state() == before
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_ten_concurrent_starts_make_one_card(first: Interview, interviewer: User) -> None:
-    need("PostgreSQL", connection.vendor == "postgresql")
-
-    def start() -> int:
-        return services.scorecard_start(interview=Interview(pk=first.pk), by=interviewer).pk
-
-    started = at_once([start] * 10)
-
-    card = Scorecard.objects.get()
-    assert started == [card.pk] * 10
-    assert (card.interviewer, card.status) == (interviewer, "draft")

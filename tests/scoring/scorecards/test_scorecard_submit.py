@@ -1,20 +1,16 @@
 """POST /api/v1/scorecards/{id}/submit/ (services.scorecard_submit): complete, then immutable."""
 
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
 from django.http import Http404
 from django.utils import timezone
 
-from core.api.exceptions import Conflict
 from interviews.models import Interview
-from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.scorecards import services
-from tests.conftest import at_once, client_for, need
+from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, problem
 from tests.scoring.helpers import (
     card_json,
@@ -307,36 +303,6 @@ def test_the_service_refuses_anyone_but_the_author(
         services.scorecard_submit(scorecard=card, by=pia)
 
     assert state() == before
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_ten_concurrent_submits_make_one_submission(
-    first: Interview, interviewer: User, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    need("PostgreSQL", connection.vendor == "postgresql")
-    card = draft(interviewer, first)
-    published: list[int] = []
-    lock = threading.Lock()
-
-    def publish(job_id: int) -> None:
-        with lock:
-            published.append(job_id)
-
-    monkeypatch.setattr(calibration_services, "_publish", publish)
-    outcomes = at_once(
-        [lambda: services.scorecard_submit(scorecard=Scorecard(pk=card.pk), by=interviewer)] * 10
-    )
-
-    won = [outcome for outcome in outcomes if isinstance(outcome, Scorecard)]
-    refused = [outcome.message for outcome in outcomes if isinstance(outcome, Conflict)]
-    assert len(won) == 1
-    assert len(refused) == 9
-    assert all(message.startswith("This scorecard was already submitted") for message in refused)
-    rows = list(Scorecard.objects.filter(interview=first, interviewer=interviewer))
-    assert len(rows) == 1
-    assert (rows[0].status, rows[0].submitted_at) == ("submitted", won[0].submitted_at)
-    assert len(published) == 1
 
 
 def test_a_refusal_lists_every_problem_with_the_question_or_field_it_concerns(
