@@ -318,7 +318,7 @@ def seats_holding_up_hire(loop: Loop | int) -> QuerySet[Panelist]:
 def holds_up_hire_sql(seat: str) -> str:
     """The SQL of `holds_up_hire` for a Panelist row aliased `seat` (the filter of
     `seats_holding_up_hire`); it takes one parameter, ``SUBMITTED``. Tested against
-    the ORM form on both databases (tests/scoring/scorecards/test_queries.py)."""
+    the ORM form on both databases (tests/scoring/scorecards/test_queries_writes.py)."""
     shadow = Panelist._meta.get_field("is_shadow").column
     return f"NOT {seat}.{shadow} AND NOT {seat_done_sql(seat)}"
 

@@ -10,10 +10,11 @@ import os
 import shutil
 import socket
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
+from celery._state import _set_task_join_will_block
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
 from django.db import connection
@@ -22,8 +23,8 @@ from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
-from kit.ladder import ensure_ladder
-from kit.models import Level
+from tests.support.flush import flush_by_delete, reference_data_kept
+from tests.support.shared_db import persona
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -83,22 +84,14 @@ def chromium_path() -> str | None:
     return "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else shutil.which("chromium")
 
 
-@pytest.fixture(autouse=True)
-def reference_data_after_flush(request):  # type: ignore[no-untyped-def]
-    """Put the level ladder and persona groups back for transactional tests.
-
-    Transactional tests (live server, real worker, concurrency) run on committed
-    data, and each one's teardown empties every table, data migrations' rows
-    included. (Django's serialized rollback is not used: while Playwright's event
-    loop runs, Django sees an async context and its own connection objects.)
-    """
-    marker = request.node.get_closest_marker("django_db")
-    transactional = (marker is not None and marker.kwargs.get("transaction")) or bool(
-        {"transactional_db", "live_server"} & set(request.fixturenames)
-    )
-    if transactional:
-        request.getfixturevalue("transactional_db")
-        ensure_ladder(Level, Group)
+@pytest.fixture(scope="session", autouse=True)
+def flush_quickly_keeping_reference_data() -> Iterator[None]:
+    """A transactional test (live server, real worker, concurrency) runs on committed
+    data, and its flush empties every table: here the flush deletes rows rather than
+    truncating tables, and puts the level ladder and persona groups back, committed
+    (tests/support/flush.py)."""
+    with flush_by_delete(), reference_data_kept():
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -106,6 +99,14 @@ def fresh_cache() -> None:
     # The cache holds only the API's rate-limit counts: each test starts with none, so a
     # test's anonymous calls are not throttled for what earlier tests in its process sent.
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def outside_a_task() -> None:
+    # Celery marks "inside a task" in a process-wide flag that an eager task sets and
+    # restores: eager tasks run in threads at once (the race tests) can leave it set, and a
+    # later test's EagerResult.get() then refuses ("Never call result.get() within a task").
+    _set_task_join_will_block(False)
 
 
 @pytest.fixture(autouse=True)
@@ -127,8 +128,6 @@ def migrate(targets: list[tuple[str, str]] | None = None) -> MigrationExecutor:
 
 
 def make_user(username: str, persona: str | None = None, **extra: str) -> User:
-    # Transactional tests flush the tables; put the ladder and groups back if so.
-    ensure_ladder(Level, Group)
     user = User.objects.create_user(
         username=username, password="pw", email=f"{username}@example.com", **extra
     )
@@ -139,22 +138,22 @@ def make_user(username: str, persona: str | None = None, **extra: str) -> User:
 
 @pytest.fixture
 def recruiter(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("rita", RECRUITER, first_name="Rita")
+    return persona("rita", RECRUITER, first_name="Rita")
 
 
 @pytest.fixture
 def lead(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("leo", LEAD, first_name="Leo")
+    return persona("leo", LEAD, first_name="Leo")
 
 
 @pytest.fixture
 def interviewer(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("ines", INTERVIEWER, first_name="Ines")
+    return persona("ines", INTERVIEWER, first_name="Ines")
 
 
 @pytest.fixture
 def other_interviewer(db) -> User:  # type: ignore[no-untyped-def]
-    return make_user("omar", INTERVIEWER, first_name="Omar")
+    return persona("omar", INTERVIEWER, first_name="Omar")
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ compiling the query; the same statement on a cursor costs about 0.1 ms (bench/lo
 measures what that is worth). Each statement here names its tables and columns
 from the models' ``_meta``, reads the same on SQLite and PostgreSQL, and has a test
 comparing its result with the ORM query it replaces (tests/scoring/scorecards/
-test_queries.py). The seat and blind rule's SQL comes from scoring.visibility.
+test_queries_writes.py, test_queries_reads.py, test_queries_locks.py). The seat and
+blind rule's SQL comes from scoring.visibility.
 """
 
 from collections.abc import Sequence

@@ -6,10 +6,16 @@ The panel loop has two interviews of four questions each:
 * Interview 2: Omar and Ines interview (so Ines owes two cards in the loop).
 
 Olga is an interviewer on no interview of the loop; Leo a calibration lead, also not on it.
+
+A module without transactional tests builds the panel once (`panel_built_once`) by
+giving its own `panel` fixture `panel_built_once.fresh()` (tests/support/shared_db.py).
 """
+
+from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
+from pytest_django import DjangoDbBlocker
 
 from core.permissions import INTERVIEWER
 from scoring.models import Scorecard
@@ -17,6 +23,7 @@ from scoring.scorecards import services
 from tests.conftest import make_user
 from tests.scoring.helpers import ratings_for, submitted
 from tests.support.loops import Built, Seat, build_loop
+from tests.support.shared_db import make_personas, persona_user, rolled_back
 
 
 @pytest.fixture
@@ -40,6 +47,14 @@ def build_panel(
 
 # The personas build_panel seats (by fixture name), for a module that builds it once.
 PANEL_PERSONAS = ("recruiter", "interviewer", "other_interviewer", "pia", "sam")
+
+
+@pytest.fixture(scope="module")
+def panel_built_once(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[Built]:
+    """The panel loop and its people, built once for the module that asks for it."""
+    with rolled_back(django_db_blocker):
+        make_personas(*PANEL_PERSONAS)
+        yield build_panel(*(persona_user(name) for name in PANEL_PERSONAS))
 
 
 @pytest.fixture

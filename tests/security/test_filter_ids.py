@@ -4,11 +4,15 @@ would tell an outsider which ids exist (the schemathesis fuzz found the 400s). T
 bank's filters still refuse a role, level or competency that does not exist: the bank
 hides nothing, and the 400 tells a caller of a typo (tests/kit/test_questions_api.py)."""
 
+from collections.abc import Iterator
+
 import pytest
+from pytest_django import DjangoDbBlocker
 
 from tests.conftest import client_for
 from tests.problems import field_errors
-from tests.security.conftest import World
+from tests.security.conftest import World, build_world
+from tests.support.shared_db import read_again, rolled_back
 
 UNKNOWN = 10**9
 # Not ids of anything, yet numbers: past a 64-bit id (foreign key lookups skip Django's
@@ -20,6 +24,19 @@ FILTERS = [
     ("/api/v1/loops/", "candidate"),
     ("/api/v1/scorecards/", "interview"),
 ]
+
+
+# The world of tests/security/conftest.py, built once for the module; each test reads it
+# again in a savepoint of its own (tests/support/shared_db.py).
+@pytest.fixture(scope="module")
+def built_world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    with rolled_back(django_db_blocker):
+        yield build_world()
+
+
+@pytest.fixture
+def world(built_world: World, db: None) -> World:
+    return read_again(built_world)
 
 
 def rows(body: dict) -> list:  # type: ignore[type-arg]

@@ -5,11 +5,15 @@ with one in a level name was a 500 there (found by the schemathesis fuzz). Every
 field that names an object (a role, a level, a competency, a user) is checked here.
 """
 
+from collections.abc import Iterator
+
 import pytest
+from pytest_django import DjangoDbBlocker
 
 from tests.conftest import client_for
 from tests.problems import field_errors
-from tests.security.conftest import World
+from tests.security.conftest import World, build_world
+from tests.support.shared_db import read_again, rolled_back
 
 NUL = "L5\x00"
 # (persona, method, path, body, the field holding the NUL): each sent by someone allowed
@@ -24,6 +28,19 @@ CASES = [
     ("rita", "put", "/api/v1/interviews/{first}/", {"interviewers": [NUL]}, "interviewers"),
     ("rita", "put", "/api/v1/interviews/{first}/", {"shadow": NUL}, "shadow"),
 ]
+
+
+# The world of tests/security/conftest.py, built once for the module; each test reads it
+# again in a savepoint of its own (tests/support/shared_db.py).
+@pytest.fixture(scope="module")
+def built_world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    with rolled_back(django_db_blocker):
+        yield build_world()
+
+
+@pytest.fixture
+def world(built_world: World, db: None) -> World:
+    return read_again(built_world)
 
 
 @pytest.mark.parametrize(("persona", "method", "path", "body", "field"), CASES)

@@ -10,15 +10,18 @@ the parameter given twice. tests/fuzz/test_page_query_strings.py fuzzes the same
 """
 
 import html
+from collections.abc import Iterator
 
 import pytest
 from django.test import Client
+from pytest_django import DjangoDbBlocker
 
 from core.models import AuditEvent
 from scoring.exercises.limits import ANSWERS_MAX
 from tests.problems import detail, field_errors
 from tests.scoring.helpers import state
-from tests.security.conftest import World
+from tests.security.conftest import World, build_world
+from tests.support.shared_db import read_again, rolled_back
 
 NOT_IDS = ["abc", "1.5", "-1", "0", "²", str(2**63), "9" * 5000, "1\x00", "x" * 20_000]
 # Pages reading ids with core.http.params also refuse other scripts' digits; the bank's filter
@@ -60,6 +63,19 @@ BASE = {
     "/calibration/export.csv": lambda w: {"role": w.role.pk, "table": "interviewers"},
     "/calibration/exercises/new/": lambda w: {"question": w.question.pk},
 }
+
+
+# The world of tests/security/conftest.py, built once for the module; each test reads it
+# again in a savepoint of its own (tests/support/shared_db.py).
+@pytest.fixture(scope="module")
+def built_world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    with rolled_back(django_db_blocker):
+        yield build_world()
+
+
+@pytest.fixture
+def world(built_world: World, db: None) -> World:
+    return read_again(built_world)
 
 
 def client_of(world: World, persona: str) -> Client:

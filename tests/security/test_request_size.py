@@ -11,18 +11,34 @@ HTML 400 once read, and a 60,000-rating scorecard PUT cost about 3 s of CPU to r
 
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.test import Client
+from pytest_django import DjangoDbBlocker
 
 from interviews.models import Candidate
 from scoring.scorecards.serializers import MAX_RATINGS, MAX_TICKS, ScorecardInputSerializer
 from tests.conftest import client_for
 from tests.problems import field_errors, problem
 from tests.scoring.helpers import state
-from tests.security.conftest import World
+from tests.security.conftest import World, build_world
+from tests.support.shared_db import read_again, rolled_back
+
+
+# The world of tests/security/conftest.py, built once for the module; each test reads it
+# again in a savepoint of its own (tests/support/shared_db.py).
+@pytest.fixture(scope="module")
+def built_world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    with rolled_back(django_db_blocker):
+        yield build_world()
+
+
+@pytest.fixture
+def world(built_world: World, db: None) -> World:
+    return read_again(built_world)
 
 
 class UnreadableBody:

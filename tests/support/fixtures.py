@@ -1,5 +1,7 @@
 """Fixtures several test modules use, registered for the whole suite by tests/conftest.py
-(`pytest_plugins`). The four main personas (rita, leo, ines, omar) are in tests/conftest.py."""
+(`pytest_plugins`). The four main personas (rita, leo, ines, omar) are in tests/conftest.py;
+inside a world built once for the module, a persona fixture gives the world's user
+(tests/support/shared_db.py)."""
 
 from collections.abc import Iterator
 
@@ -7,24 +9,24 @@ import pytest
 from django.contrib.auth.models import User
 
 from core.permissions import INTERVIEWER
-from tests.conftest import make_user
 from tests.oidc_provider import Provider, running
+from tests.support.shared_db import persona
 
 
 @pytest.fixture
 def pia(db: None) -> User:
-    return make_user("pia", INTERVIEWER, first_name="Pia")
+    return persona("pia", INTERVIEWER, first_name="Pia")
 
 
 @pytest.fixture
 def sam(db: None) -> User:
-    return make_user("sam", INTERVIEWER, first_name="Sam")
+    return persona("sam", INTERVIEWER, first_name="Sam")
 
 
 @pytest.fixture
 def olga(db: None) -> User:
     """An interviewer on no interview unless a test seats her."""
-    return make_user("olga", INTERVIEWER, first_name="Olga")
+    return persona("olga", INTERVIEWER, first_name="Olga")
 
 
 @pytest.fixture

@@ -15,6 +15,10 @@ Not for modules with transactional tests (`transaction=True`, `live_server`): th
 commit and flush, and cannot run inside an open transaction. Let a function-scoped
 fixture give each test the rows read again (`read_again`, `Built.fresh`): a test that
 changes an object in memory then changes only its own copy.
+
+While a world built once is open, the persona fixtures (`recruiter`, `interviewer`,
+`pia`, ...: `persona`) give the world's user of that name if it made one, so a module
+overrides only the fixtures of its world (`panel`, `world`), not every persona's.
 """
 
 from collections.abc import Iterator
@@ -29,24 +33,42 @@ from django.test import override_settings
 from pytest_django import DjangoDbBlocker
 
 from core.permissions import INTERVIEWER, LEAD, RECRUITER
-from tests.conftest import make_user
 
-# Users made for the module use the hasher the suite's autouse fixture sets for each test.
 T = TypeVar("T")
 
+# Users made for the module use the hasher the suite's autouse fixture sets for each test.
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# How many worlds built once are open (`rolled_back` blocks not yet ended).
+_open_worlds = 0
 
 
 @contextmanager
 def rolled_back(django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
     """Database access and a transaction for the block, rolled back when it ends."""
+    global _open_worlds
     with (
         django_db_blocker.unblock(),
         override_settings(PASSWORD_HASHERS=FAST_HASHERS),
         transaction.atomic(),
     ):
-        yield
+        _open_worlds += 1
+        try:
+            yield
+        finally:
+            _open_worlds -= 1
         transaction.set_rollback(True)
+
+
+def persona(username: str, group: str, **extra: str) -> User:
+    """The user a persona fixture gives: inside a world built once, the world's user of
+    that name if it made one; otherwise a new one (tests.conftest.make_user)."""
+    if _open_worlds:
+        made = User.objects.filter(username=username).first()
+        if made is not None:
+            return made
+    from tests.conftest import make_user  # (tests.conftest imports this module)
+
+    return make_user(username, group, **extra)
 
 
 def read_again(world: T) -> T:
@@ -77,12 +99,15 @@ PERSONAS = {
     "other_interviewer": ("omar", INTERVIEWER),
     "pia": ("pia", INTERVIEWER),
     "sam": ("sam", INTERVIEWER),
+    "olga": ("olga", INTERVIEWER),
 }
 
 
 def make_personas(*fixture_names: str) -> None:
     """The personas named (default: all) as their fixtures make them, for a world built
     once."""
+    from tests.conftest import make_user  # (tests.conftest imports this module)
+
     for name in fixture_names or tuple(PERSONAS):
         username, group = PERSONAS[name]
         make_user(username, group, first_name=username.capitalize())

@@ -2,7 +2,6 @@
 through the outbox (core.outbox): each reminder is recorded, sent after its claim commits
 and retried when the mail server fails."""
 
-import threading
 from datetime import datetime, timedelta
 from smtplib import SMTPServerDisconnected
 from typing import Any
@@ -11,7 +10,6 @@ import pytest
 from django.contrib.auth.models import User
 from django.core import mail
 from django.core.mail.backends import locmem
-from django.db import connection
 from django.test import TestCase
 
 from config.celery import app as celery_app
@@ -20,7 +18,6 @@ from core.outbox.models import OutgoingEmail
 from interviews.models import Candidate, Panelist
 from scoring.scorecards import reminders, services
 from scoring.tasks import reminders_task
-from tests.conftest import need
 from tests.scoring.helpers import draft, ended, submitted
 from tests.support.loops import Built, Seat, build_loop
 
@@ -34,13 +31,17 @@ def reminder_settings(settings):  # type: ignore[no-untyped-def]
     settings.SITE_URL = "https://kit.example.com"
 
 
-@pytest.fixture
-def overdue(recruiter: User, interviewer: User, pia: User, other_interviewer: User) -> Built:
+def overdue_loop(recruiter: User, interviewer: User, pia: User, other_interviewer: User) -> Built:
     """Interview 1: Ines and Pia; interview 2 (an hour later): Omar. No shadow."""
     return build_loop(
         seats=[Seat(interviewers=[interviewer, pia]), Seat(interviewers=[other_interviewer])],
         recruiter=recruiter,
     )
+
+
+@pytest.fixture
+def overdue(recruiter: User, interviewer: User, pia: User, other_interviewer: User) -> Built:
+    return overdue_loop(recruiter, interviewer, pia, other_interviewer)
 
 
 def remind(now: datetime) -> int:
@@ -303,64 +304,3 @@ def test_running_the_task_twice_sends_one_email_per_seat(overdue: Built) -> None
 
     assert len(mail.outbox) == 3
     assert OutgoingEmail.objects.filter(kind=REMINDER).count() == 3
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_concurrent_workers_send_one_email_per_seat_per_interval(
-    overdue: Built,
-) -> None:
-    need("PostgreSQL", connection.vendor == "postgresql")
-    lock = threading.Lock()
-    now = due_at(overdue)
-
-    def run_workers(at: datetime, workers: int = 4) -> list[int]:
-        barrier = threading.Barrier(workers)
-        counts: list[int] = []
-        failed: list[BaseException] = []
-
-        def work() -> None:
-            try:
-                barrier.wait(timeout=10)
-                count = reminders.reminders_send(now=at)
-                with lock:
-                    counts.append(count)
-            except BaseException as exc:  # reported below, so a thread cannot fail silently
-                with lock:
-                    failed.append(exc)
-            finally:
-                connection.close()
-
-        threads = [threading.Thread(target=work) for _ in range(workers)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=30)
-        assert failed == []
-        return counts
-
-    mail.outbox.clear()  # the panel's invites, sent as the loop was built
-    counts = run_workers(now)
-    assert sum(counts) == 3
-    assert sorted(to for to, _ in sent()) == [
-        "ines@example.com",
-        "omar@example.com",
-        "pia@example.com",
-    ]
-
-    # Twice more in a row, and again concurrently, within the interval: nothing more.
-    assert reminders.reminders_send(now=now) == 0
-    assert reminders.reminders_send(now=now + timedelta(hours=1)) == 0
-    assert sum(run_workers(now + timedelta(hours=2))) == 0
-    assert len(mail.outbox) == 3
-    assert OutgoingEmail.objects.filter(kind=REMINDER).count() == 3
-    assert not OutgoingEmail.objects.filter(kind=REMINDER, sent_at=None).exists()
-
-    # The next interval: one more each, however many workers run it.
-    assert sum(run_workers(now + timedelta(hours=24))) == 3
-    assert len(mail.outbox) == 6
-    assert sorted(m.to[0] for m in mail.outbox[3:]) == [
-        "ines@example.com",
-        "omar@example.com",
-        "pia@example.com",
-    ]

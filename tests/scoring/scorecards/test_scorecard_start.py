@@ -2,16 +2,24 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.http import Http404
 from rest_framework.test import APIClient
 
 from interviews.models import Interview
 from scoring.models import Scorecard
 from scoring.scorecards import services
-from tests.conftest import at_once, client_for, need
+from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, not_signed_in
 from tests.scoring.helpers import card_json, state
+from tests.support.loops import Built
+
+
+@pytest.fixture
+def panel(panel_built_once: Built, db: None) -> Built:
+    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
+    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return panel_built_once.fresh()
 
 
 def start(user: User, interview: Interview):  # type: ignore[no-untyped-def]
@@ -126,18 +134,3 @@ def test_a_start_that_loses_the_race_returns_the_card_that_won(
 
     assert lost.pk == won.pk
     assert state() == before
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_ten_concurrent_starts_make_one_card(first: Interview, interviewer: User) -> None:
-    need("PostgreSQL", connection.vendor == "postgresql")
-
-    def start() -> int:
-        return services.scorecard_start(interview=Interview(pk=first.pk), by=interviewer).pk
-
-    started = at_once([start] * 10)
-
-    card = Scorecard.objects.get()
-    assert started == [card.pk] * 10
-    assert (card.interviewer, card.status) == (interviewer, "draft")

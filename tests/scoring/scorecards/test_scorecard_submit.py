@@ -1,20 +1,16 @@
 """POST /api/v1/scorecards/{id}/submit/ (services.scorecard_submit): complete, then immutable."""
 
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
 from django.http import Http404
 from django.utils import timezone
 
-from core.api.exceptions import Conflict
 from interviews.models import Interview
-from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.scorecards import services
-from tests.conftest import at_once, client_for, need
+from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, problem
 from tests.scoring.helpers import (
     card_json,
@@ -25,6 +21,13 @@ from tests.scoring.helpers import (
     submitted,
 )
 from tests.support.loops import Built
+
+
+@pytest.fixture
+def panel(panel_built_once: Built, db: None) -> Built:
+    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
+    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return panel_built_once.fresh()
 
 
 def submit(user: User, card: Scorecard):  # type: ignore[no-untyped-def]
@@ -307,36 +310,6 @@ def test_the_service_refuses_anyone_but_the_author(
         services.scorecard_submit(scorecard=card, by=pia)
 
     assert state() == before
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_ten_concurrent_submits_make_one_submission(
-    first: Interview, interviewer: User, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    need("PostgreSQL", connection.vendor == "postgresql")
-    card = draft(interviewer, first)
-    published: list[int] = []
-    lock = threading.Lock()
-
-    def publish(job_id: int) -> None:
-        with lock:
-            published.append(job_id)
-
-    monkeypatch.setattr(calibration_services, "_publish", publish)
-    outcomes = at_once(
-        [lambda: services.scorecard_submit(scorecard=Scorecard(pk=card.pk), by=interviewer)] * 10
-    )
-
-    won = [outcome for outcome in outcomes if isinstance(outcome, Scorecard)]
-    refused = [outcome.message for outcome in outcomes if isinstance(outcome, Conflict)]
-    assert len(won) == 1
-    assert len(refused) == 9
-    assert all(message.startswith("This scorecard was already submitted") for message in refused)
-    rows = list(Scorecard.objects.filter(interview=first, interviewer=interviewer))
-    assert len(rows) == 1
-    assert (rows[0].status, rows[0].submitted_at) == ("submitted", won[0].submitted_at)
-    assert len(published) == 1
 
 
 def test_a_refusal_lists_every_problem_with_the_question_or_field_it_concerns(
