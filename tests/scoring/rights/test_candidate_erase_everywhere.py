@@ -25,6 +25,14 @@ from scoring.rights import traces
 from scoring.rights.redaction import ERASED
 from tests.conftest import client_for
 from tests.scoring.rights.seed import MARK, Seeded
+from tests.support.shared_db import read_again
+
+
+@pytest.fixture
+def seeded(seeded_built_once: Seeded, db: None) -> Seeded:
+    """The seeded candidate (tests/scoring/rights/seed.py), built once for the module; each
+    test reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(seeded_built_once)
 
 
 def _text(value: Any) -> str:
