@@ -23,11 +23,19 @@ from tests.scoring.calibration.conftest import PANEL, Calibrated
 from tests.scoring.calibration.helpers import ROLE, counts, import_scorecards, write_csv
 from tests.support.api import iso
 from tests.support.factories import RoleFactory
+from tests.support.shared_db import read_again
 
 LATEST = "/api/v1/calibration/latest/"
 HISTORY = "/api/v1/calibration/history/"
 RUNS = "/api/v1/calibration/runs/"
 NO_SNAPSHOT = "No calibration has been computed for this scope yet."
+
+
+@pytest.fixture
+def calibrated(calibrated_built_once: Calibrated, db: None) -> Calibrated:
+    """The calibrated panel (tests/scoring/calibration/conftest.py), built once for the
+    module; each test reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(calibrated_built_once)
 
 
 def own_view(result: dict[str, Any], user: User) -> dict[str, Any]:
