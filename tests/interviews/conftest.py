@@ -1,13 +1,22 @@
+"""The interview tests' world (tests/support/loops.py's make_world) and its loop.
+
+A module without transactional tests builds the world once (`world_built_once`) by
+giving its own `world` fixture `read_again(world_built_once)` (tests/support/shared_db.py).
+"""
+
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
+from pytest_django import DjangoDbBlocker
 
 from interviews import services
 from interviews.models import Interview, Loop
 from kit.models import Role
 from tests.support.loops import Seat, World, load_starter, make_world, seat_panels
+from tests.support.shared_db import rolled_back
 
 
 @pytest.fixture
@@ -19,6 +28,13 @@ def starter(db) -> Role:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def world(db) -> World:  # type: ignore[no-untyped-def]
     return make_world()
+
+
+@pytest.fixture(scope="module")
+def world_built_once(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    """The world, built once for the module that asks for it."""
+    with rolled_back(django_db_blocker):
+        yield make_world()
 
 
 @pytest.fixture

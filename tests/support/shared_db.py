@@ -36,7 +36,8 @@ from core.permissions import INTERVIEWER, LEAD, RECRUITER
 
 T = TypeVar("T")
 
-# Users made for the module use the hasher the suite's autouse fixture sets for each test.
+# A world built once sees the settings the suite's autouse fixtures give each test
+# (tests/conftest.py): the fast hasher, and webhooks allowed to the tests' loopback receivers.
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # How many worlds built once are open (`rolled_back` blocks not yet ended).
 _open_worlds = 0
@@ -48,7 +49,7 @@ def rolled_back(django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
     global _open_worlds
     with (
         django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHERS),
+        override_settings(PASSWORD_HASHERS=FAST_HASHERS, WEBHOOK_ALLOW_PRIVATE_TARGETS=True),
         transaction.atomic(),
     ):
         _open_worlds += 1

