@@ -20,6 +20,7 @@ from tests.e2e.test_accessibility_browser import blocking_violations
 from tests.scoring.calibration.helpers import ROLE, import_scorecards, lenient_panel_rows, write_csv
 from tests.scoring.helpers import submitted
 from tests.support.loops import Seat, build_loop
+from tests.support.marks import slow_except
 
 pytestmark = [
     pytest.mark.browser,
@@ -95,7 +96,7 @@ def check_layout(page: Page, name: str) -> None:
     assert reach["pageOverflow"] <= 0, f"the page scrolls sideways by {reach['pageOverflow']} px"
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", slow_except(WIDTHS, keep=390))
 def test_the_dashboard_reads_whole_at_a_desk_and_on_a_phone(
     live_server: LiveServer, page: Page, world: tuple[Role, Loop], width: int
 ) -> None:
@@ -125,7 +126,7 @@ def test_the_dashboard_reads_whole_at_a_desk_and_on_a_phone(
     screenshot(page, f"dashboard/calibration-search-{width}")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", slow_except(WIDTHS, keep=1280))
 def test_a_hire_against_a_mostly_no_panel_is_asked_why_at_a_desk_and_on_a_phone(
     live_server: LiveServer, page: Page, world: tuple[Role, Loop], width: int
 ) -> None:

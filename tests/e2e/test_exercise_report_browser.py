@@ -15,6 +15,7 @@ from tests.conftest import make_user
 from tests.e2e.conftest import screenshot, sign_in
 from tests.e2e.test_accessibility_browser import blocking_violations
 from tests.support.factories import make_question
+from tests.support.marks import slow_except
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -106,7 +107,7 @@ def tab_to_region(page: Page) -> str:
     raise AssertionError("no table region took the focus from the keyboard")
 
 
-@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("width", slow_except([390, 1280], keep=390))
 def test_the_exercise_report_reads_at_a_phones_and_a_laptops_width(
     live_server: LiveServer, page: Page, width: int
 ) -> None:

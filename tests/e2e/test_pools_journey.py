@@ -1,4 +1,4 @@
-"""Who sits on a panel (issue 34), in Chromium at 1280 and 390 px, through the pages.
+"""Who sits on a panel (issue 34), in Chromium at 1280 px (`make test`) and 390 px (slow).
 
 1. The calibration lead (Leo) makes a pool for the starter role's L5 loops, adds two
    qualified interviewers (Ada, Ben) and a trainee (Tia), and sets the training path:
@@ -28,6 +28,7 @@ from tests.conftest import make_user
 from tests.e2e.conftest import new_context, screenshot, sign_in
 from tests.e2e.test_accessibility_browser import blocking_violations
 from tests.support.loops import load_starter
+from tests.support.marks import slow_except
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,7 +50,12 @@ def people() -> Role:
     return load_starter()
 
 
-@pytest.fixture(params=[1280, 390], ids=["1280px", "390px"])
+# `make test` walks the journey at a laptop's width; `make test-slow` on a phone too.
+@pytest.fixture(
+    params=slow_except(
+        [pytest.param(1280, id="1280px"), pytest.param(390, id="390px")], keep="1280px"
+    )
+)
 def sessions(request, transactional_db, browser, live_server) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """Open a signed-in page per person at the width asked, each with its own cookies."""
     width = request.param
