@@ -43,15 +43,18 @@ run: venv
 # test-slow` the slow ones only (Monte Carlo and deep evidence, the fuzz's other
 # personas, long journeys); `make test-all` both in one run. CI runs test and test-slow.
 # The deep API fuzz runs in `make fuzz`; `make test` keeps a quick pass of it.
+# A module that builds its data once goes to one worker whole (`--dist loadgroup`;
+# tests/conftest.py's pytest_collection_modifyitems), every other test on its own.
 TEST_PROCESSES ?= auto
+XDIST = -n $(TEST_PROCESSES) --dist loadgroup
 test: venv-dev
-	$(PY) -m pytest -n $(TEST_PROCESSES) -m "not slow" $(ARGS)
+	$(PY) -m pytest $(XDIST) -m "not slow" $(ARGS)
 
 test-slow: venv-dev
-	$(PY) -m pytest -n $(TEST_PROCESSES) -m slow $(ARGS)
+	$(PY) -m pytest $(XDIST) -m slow $(ARGS)
 
 test-all: venv-dev
-	$(PY) -m pytest -n $(TEST_PROCESSES) $(ARGS)
+	$(PY) -m pytest $(XDIST) $(ARGS)
 
 fuzz: venv-dev
 	FUZZ=deep $(PY) -m pytest -p no:xdist tests/fuzz $(ARGS)

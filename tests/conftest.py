@@ -36,6 +36,24 @@ hypothesis_settings.register_profile("project", derandomize=True, deadline=None)
 hypothesis_settings.load_profile("project")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep a module that builds its data once (or starts Chromium once) on one xdist
+    worker, so it builds it once: `make test` runs with `--dist loadgroup`, which sends
+    each group to one worker (the largest first) and every other test on its own."""
+    for item in items:
+        if isinstance(item, pytest.Function) and shares_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def shares_module_fixture(item: pytest.Function) -> bool:
+    """Whether the test uses a module- or class-scoped fixture of ours (a world built once,
+    tests/support/shared_db.py; Chromium): plugins' own (baseid "") do not count."""
+    return any(
+        definitions[-1].scope in ("module", "class") and definitions[-1].baseid
+        for definitions in item._fixtureinfo.name2fixturedefs.values()
+    )
+
+
 def need(what: str, available: bool) -> None:
     if available:
         return

@@ -1,11 +1,13 @@
 """Lists and pages run a fixed number of queries however many rows they show."""
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import DjangoDbBlocker
 
 from core.permissions import HIRING_MANAGER, INTERVIEWER
 from interviews import services
@@ -14,7 +16,7 @@ from kit.services import SlotData, loop_template_save
 from tests.conftest import client_for, make_user
 from tests.support.factories import CompetencyFactory, level, make_question
 from tests.support.loops import World
-from tests.support.shared_db import read_again
+from tests.support.shared_db import persona, read_again, rolled_back
 
 LOOPS = 12
 
@@ -31,28 +33,42 @@ def fresh(user: User) -> User:
     return User.objects.get(pk=user.pk)
 
 
-@pytest.fixture
-def busy(world, interviewer, other_interviewer) -> list[Loop]:
-    """12 candidates with an L5 loop each; Ines and Omar on every interview, Sam shadowing."""
-    sam = make_user("sam", INTERVIEWER, first_name="Sam")
-    loops = []
-    start = timezone.now() + timedelta(days=1)
-    for n in range(LOOPS):
-        candidate = services.candidate_create(
-            name=f"Candidate {n:02d}", email=f"c{n}@example.com", phone=f"+1 555 01{n:02d}"
-        )
-        loop = services.loop_create(candidate=candidate, role=world.role, level=world.level)
-        for k, interview in enumerate(loop.interviews.order_by("order")):
-            begins = start + timedelta(days=n, hours=k)
-            services.interview_update(
-                interview=interview,
-                interviewers=[interviewer, other_interviewer],
-                shadow=sam,
-                scheduled_start=begins,
-                scheduled_end=begins + timedelta(minutes=45),
+@pytest.fixture(scope="module")
+def busy_built_once(
+    world_built_once: World, django_db_blocker: DjangoDbBlocker
+) -> Iterator[list[Loop]]:
+    """12 candidates with an L5 loop each; Ines and Omar on every interview, Sam shadowing.
+    Built once for the module, inside its world (tests/support/shared_db.py)."""
+    with rolled_back(django_db_blocker):
+        interviewer = persona("ines", INTERVIEWER, first_name="Ines")
+        other_interviewer = persona("omar", INTERVIEWER, first_name="Omar")
+        sam = make_user("sam", INTERVIEWER, first_name="Sam")
+        loops = []
+        start = timezone.now() + timedelta(days=1)
+        for n in range(LOOPS):
+            candidate = services.candidate_create(
+                name=f"Candidate {n:02d}", email=f"c{n}@example.com", phone=f"+1 555 01{n:02d}"
             )
-        loops.append(loop)
-    return loops
+            loop = services.loop_create(
+                candidate=candidate, role=world_built_once.role, level=world_built_once.level
+            )
+            for k, interview in enumerate(loop.interviews.order_by("order")):
+                begins = start + timedelta(days=n, hours=k)
+                services.interview_update(
+                    interview=interview,
+                    interviewers=[interviewer, other_interviewer],
+                    shadow=sam,
+                    scheduled_start=begins,
+                    scheduled_end=begins + timedelta(minutes=45),
+                )
+            loops.append(loop)
+        yield loops
+
+
+@pytest.fixture
+def busy(busy_built_once: list[Loop], world: World) -> list[Loop]:
+    """The module's busy loops, read again in the test's savepoint."""
+    return list(Loop.objects.filter(pk__in=[loop.pk for loop in busy_built_once]).order_by("pk"))
 
 
 @pytest.fixture
