@@ -1,7 +1,9 @@
 """The interview tests' world (tests/support/loops.py's make_world) and its loop.
 
-A module without transactional tests builds the world once (`world_built_once`) by
-giving its own `world` fixture `read_again(world_built_once)` (tests/support/shared_db.py).
+`world` is the world built once for the module (`world_built_once`), read again in each
+test's savepoint (tests/support/shared_db.py). A module of transactional tests (the
+`*_races.py` modules), or of tests that read whole tables, builds its own per test instead
+(`world_per_test`).
 """
 
 from collections.abc import Iterator
@@ -16,7 +18,7 @@ from interviews import services
 from interviews.models import Interview, Loop
 from kit.models import Role
 from tests.support.loops import Seat, World, load_starter, make_world, seat_panels
-from tests.support.shared_db import rolled_back
+from tests.support.shared_db import read_again, rolled_back
 
 
 @pytest.fixture
@@ -25,16 +27,24 @@ def starter(db) -> Role:  # type: ignore[no-untyped-def]
     return load_starter()
 
 
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return make_world()
-
-
 @pytest.fixture(scope="module")
 def world_built_once(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
     """The world, built once for the module that asks for it."""
     with rolled_back(django_db_blocker):
         yield make_world()
+
+
+@pytest.fixture
+def world(world_built_once: World, db: None) -> World:
+    """The small world (tests/support/loops.py), built once for the module; each test
+    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
+    return read_again(world_built_once)
+
+
+def world_per_test() -> World:
+    """The world built for one test: for transactional tests, which commit, and tests that
+    read whole tables."""
+    return make_world()
 
 
 @pytest.fixture

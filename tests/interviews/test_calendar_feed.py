@@ -22,18 +22,9 @@ from interviews import services
 from interviews.invites import seat_uid
 from interviews.models import Interview, Loop, Panelist
 from scoring.scorecards.closing import loop_cancel
-from tests.support.loops import World
-from tests.support.shared_db import read_again
 
 ACCOUNT = reverse("core:account")
 LONDON = zoneinfo.ZoneInfo("Europe/London")
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 @pytest.fixture

@@ -14,15 +14,7 @@ from kit.models import Role
 from tests.conftest import client_for, make_user
 from tests.interviews.helpers import snapshot
 from tests.problems import detail, problem
-from tests.support.loops import EMAIL, PHONE, World, history_loop
-from tests.support.shared_db import read_again
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
+from tests.support.loops import EMAIL, PHONE, history_loop
 
 
 def written() -> tuple[object, ...]:

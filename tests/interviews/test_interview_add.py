@@ -11,15 +11,7 @@ from django.test import Client
 from core.models import AuditEvent
 from interviews import services
 from interviews.models import Interview, InterviewQuestion, Loop
-from tests.support.loops import World, history_loop
-from tests.support.shared_db import read_again
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
+from tests.support.loops import history_loop
 
 
 def page(user) -> Client:  # type: ignore[no-untyped-def]

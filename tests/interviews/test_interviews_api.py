@@ -1,21 +1,10 @@
 """/api/v1/interviews/: list and read, scoped to what the caller may see."""
 
-import pytest
-
 from interviews import services
 from interviews.models import Interview
 from tests.conftest import client_for
 from tests.interviews.helpers import pinned
 from tests.support.api import iso
-from tests.support.loops import World
-from tests.support.shared_db import read_again
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def interview_json(interview: Interview, panel: list[dict]) -> dict:

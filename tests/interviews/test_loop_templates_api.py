@@ -6,17 +6,8 @@ from kit.models import LoopSlot, LoopTemplate
 from tests.conftest import client_for
 from tests.interviews.helpers import snapshot
 from tests.problems import detail, field_errors, problem
-from tests.support.loops import World
-from tests.support.shared_db import read_again
 
 URL = "/api/v1/loop-templates/"
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def template_json(template: LoopTemplate) -> dict:

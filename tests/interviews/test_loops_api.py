@@ -10,17 +10,8 @@ from tests.conftest import client_for
 from tests.interviews.helpers import pinned, snapshot
 from tests.problems import detail, field_errors
 from tests.support.api import iso
-from tests.support.loops import World
-from tests.support.shared_db import read_again
 
 NEW = "not asked in 90 days; fits L5"
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def reasons(*pairs: tuple[str, int]) -> list[str]:

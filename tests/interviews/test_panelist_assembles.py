@@ -16,8 +16,6 @@ from interviews.models import Interview, InterviewQuestion, Loop, Panelist
 from tests.conftest import client_for
 from tests.interviews.helpers import snapshot
 from tests.problems import NOT_FOUND, detail
-from tests.support.loops import World
-from tests.support.shared_db import read_again
 
 SHADOW = (
     "A shadow sits in to learn: only the interviewers and recruiters change "
@@ -29,13 +27,6 @@ STARTED = (
 )
 CANCELLED = "Your seat on this interview was cancelled."
 DECIDED = "This loop is decided; it can no longer change."
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def written() -> tuple[Any, ...]:

@@ -12,15 +12,7 @@ from interviews import services
 from interviews.models import InterviewQuestion
 from tests.conftest import client_for
 from tests.interviews.helpers import snapshot
-from tests.support.loops import EMAIL, PHONE, World
-from tests.support.shared_db import read_again
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
+from tests.support.loops import EMAIL, PHONE
 
 
 def send(api: APIClient, method: str, url: str, data: dict | None = None):  # type: ignore[no-untyped-def]

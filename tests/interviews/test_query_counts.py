@@ -16,16 +16,9 @@ from kit.services import SlotData, loop_template_save
 from tests.conftest import client_for, make_user
 from tests.support.factories import CompetencyFactory, level, make_question
 from tests.support.loops import World
-from tests.support.shared_db import persona, read_again, rolled_back
+from tests.support.shared_db import persona, rolled_back
 
 LOOPS = 12
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def fresh(user: User) -> User:

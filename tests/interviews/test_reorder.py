@@ -11,15 +11,6 @@ from tests.conftest import client_for
 from tests.interviews.helpers import snapshot
 from tests.problems import detail, field_errors
 from tests.support.factories import level, make_question
-from tests.support.loops import World
-from tests.support.shared_db import read_again
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def titles(interview: Interview) -> list[str]:

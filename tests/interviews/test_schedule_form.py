@@ -25,17 +25,8 @@ from tests.conftest import client_for, make_user
 from tests.interviews.helpers import snapshot
 from tests.problems import detail
 from tests.support.factories import CompetencyFactory, level, make_question
-from tests.support.loops import World
-from tests.support.shared_db import read_again
 
 TOMORROW = (timezone.now() + timedelta(days=1)).replace(hour=9, minute=0, second=0, microsecond=0)
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def local(value: datetime | None, fmt: str = "%Y-%m-%dT%H:%M") -> str:

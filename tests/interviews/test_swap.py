@@ -15,20 +15,12 @@ from tests.interviews.helpers import pinned, snapshot
 from tests.problems import detail, field_errors, problem
 from tests.scoring.helpers import state
 from tests.support.factories import make_question
-from tests.support.loops import World, history_loop
-from tests.support.shared_db import read_again
+from tests.support.loops import history_loop
 
 REFUSAL = (
     "'{}' cannot go in this interview: it must be an active question for this level and slot "
     "that the candidate has not had and that fits the time left."
 )
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def item(loop: Loop, title: str) -> InterviewQuestion:

@@ -8,8 +8,6 @@ from interviews.models import InterviewQuestion
 from kit.models import Question, QuestionVersion
 from kit.services import Content, content_of, question_update
 from tests.conftest import client_for
-from tests.support.loops import World
-from tests.support.shared_db import read_again
 
 V1_RUBRIC = [
     ("Explains the mechanism in plain terms.", "core"),
@@ -24,13 +22,6 @@ V2 = Content(
     follow_ups=("What breaks first?",),
     rubric=(("Shards the cache by tenant", "core"), ("Ignores cold starts", "red_flag")),
 )
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 @pytest.fixture

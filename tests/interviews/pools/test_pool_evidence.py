@@ -4,23 +4,12 @@
 
 from decimal import Decimal
 
-import pytest
-
 from interviews.pools import services
 from interviews.pools.models import PoolMembership, TrainingSeat
 from scoring.calibration import pool_evidence
 from scoring.exercises import pool_evidence as exercise_evidence
 from scoring.models import CalibrationExercise, CalibrationSnapshot, ExerciseRating, ReferenceAnswer
 from tests.interviews.pools.conftest import interviewer_in
-from tests.support.loops import World
-from tests.support.shared_db import read_again
-
-
-@pytest.fixture
-def world(world_built_once: World, db: None) -> World:
-    """The small world (tests/support/loops.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return read_again(world_built_once)
 
 
 def exercise(world, lead, ratings: dict[int, int], *, closed: bool = True):  # type: ignore[no-untyped-def]
