@@ -40,8 +40,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep a module that builds its data once (or starts Chromium once) on one xdist
     worker, so it builds it once: `make test` runs with `--dist loadgroup`, which sends
     each group to one worker (the largest first) and every other test on its own."""
+    # The whole module, so its tests run in the file's order as they do without xdist.
+    sharing = {
+        item.module.__name__
+        for item in items
+        if isinstance(item, pytest.Function) and shares_module_fixture(item)
+    }
     for item in items:
-        if isinstance(item, pytest.Function) and shares_module_fixture(item):
+        if isinstance(item, pytest.Function) and item.module.__name__ in sharing:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
