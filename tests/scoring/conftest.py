@@ -7,8 +7,9 @@ The panel loop has two interviews of four questions each:
 
 Olga is an interviewer on no interview of the loop; Leo a calibration lead, also not on it.
 
-A module without transactional tests builds the panel once (`panel_built_once`) by
-giving its own `panel` fixture `panel_built_once.fresh()` (tests/support/shared_db.py).
+`panel` is the panel built once for the module (`panel_built_once`), read again in each
+test's savepoint (tests/support/shared_db.py). A module of transactional tests (the
+`*_races.py` modules) builds its own per test instead (`build_panel`).
 """
 
 from collections.abc import Iterator
@@ -24,13 +25,6 @@ from tests.conftest import make_user
 from tests.scoring.helpers import ratings_for, submitted
 from tests.support.loops import Built, Seat, build_loop
 from tests.support.shared_db import make_personas, persona_user, rolled_back
-
-
-@pytest.fixture
-def panel(
-    recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
-) -> Built:
-    return build_panel(recruiter, interviewer, other_interviewer, pia, sam)
 
 
 def build_panel(
@@ -55,6 +49,13 @@ def panel_built_once(django_db_setup: None, django_db_blocker: DjangoDbBlocker) 
     with rolled_back(django_db_blocker):
         make_personas(*PANEL_PERSONAS)
         yield build_panel(*(persona_user(name) for name in PANEL_PERSONAS))
+
+
+@pytest.fixture
+def panel(panel_built_once: Built, db: None) -> Built:
+    """The panel loop, built once for the module; each test reads it again in a savepoint
+    of its own (tests/support/shared_db.py)."""
+    return panel_built_once.fresh()
 
 
 @pytest.fixture

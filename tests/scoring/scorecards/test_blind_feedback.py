@@ -28,13 +28,6 @@ SAM_SUMMARY = "sam-shadow-summary-solid-overall"
 INES_NOTE = "ines-own-note-on-batching"
 
 
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
 @dataclass
 class Others:
     pia: Scorecard

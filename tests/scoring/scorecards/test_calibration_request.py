@@ -19,13 +19,6 @@ from tests.support.loops import Built
 
 
 @pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
-@pytest.fixture
 def published(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Record each task publish instead of running it (the broker is the edge)."""
     calls: list[dict[str, Any]] = []

@@ -17,13 +17,6 @@ from tests.scoring.helpers import card_json, count_queries, draft, submitted
 from tests.support.loops import Built
 
 
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
 def loop_json(loop: Loop) -> dict[str, Any]:
     loop = Loop.objects.get(pk=loop.pk)
     return {

@@ -5,7 +5,6 @@ decision form in test_loop_decide.py.
 """
 
 import numpy as np
-import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from scipy import stats as scipy_stats
@@ -16,13 +15,6 @@ from scoring.models import CalibrationSnapshot
 from scoring.scorecards import services
 from tests.scoring.helpers import count_queries, draft, ratings_for, rubric, submitted
 from tests.support.loops import Built
-
-
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
 
 
 def signed_in(user: User) -> Client:

@@ -14,13 +14,6 @@ from tests.support.loops import Built
 HEADER = ["Interview", "Strong no", "No", "Yes", "Strong yes"]
 
 
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
 def page(user: User, built: Built) -> str:
     client = Client()
     client.force_login(user)

@@ -24,13 +24,6 @@ SHORT = "Strong."
 AGAINST = "1 strong no and 2 no of 4 recommendations"
 
 
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
 @pytest.mark.parametrize(
     ("recommendations", "mostly_no", "described"),
     [

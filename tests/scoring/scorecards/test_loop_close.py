@@ -28,13 +28,6 @@ REASON = "The candidate withdrew."
 
 
 @pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
-@pytest.fixture
 def ahead(second: Interview) -> Interview:
     """Interview 2 moved to tomorrow: its seats still have an invite to cancel."""
     start = timezone.now().replace(microsecond=0) + timedelta(days=1)

@@ -19,13 +19,6 @@ RATIONALE = "Strong on serving and GPU performance; the panel agrees."
 
 
 @pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
-@pytest.fixture
 def debriefed(
     panel: Built,
     first: Interview,

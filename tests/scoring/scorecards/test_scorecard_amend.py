@@ -29,13 +29,6 @@ from tests.support.loops import Built
 REASON = "Re-read my notes: the cost estimate was off by 10x."
 
 
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
 def amend(user: User, card: Scorecard, body: dict[str, Any]):  # type: ignore[no-untyped-def]
     return client_for(user).post(f"/api/v1/scorecards/{card.pk}/amend/", body, format="json")
 

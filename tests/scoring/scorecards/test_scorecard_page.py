@@ -14,14 +14,6 @@ from core.models import AuditEvent
 from interviews.models import Interview, InterviewQuestion
 from scoring.models import CalibrationJob, QuestionRating, Scorecard
 from tests.scoring.helpers import follow_ups, form_data, rubric, state, submitted
-from tests.support.loops import Built
-
-
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
 
 
 def signed_in(user: User) -> Client:

@@ -12,14 +12,6 @@ from scoring.scorecards import services
 from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, not_signed_in
 from tests.scoring.helpers import card_json, state
-from tests.support.loops import Built
-
-
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
 
 
 def start(user: User, interview: Interview):  # type: ignore[no-untyped-def]

@@ -23,13 +23,6 @@ from tests.scoring.helpers import (
 from tests.support.loops import Built
 
 
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
-
-
 def submit(user: User, card: Scorecard):  # type: ignore[no-untyped-def]
     return client_for(user).post(f"/api/v1/scorecards/{card.pk}/submit/")
 

@@ -3,7 +3,6 @@
 Who sees which card is tested across every endpoint in test_blind_feedback.py.
 """
 
-import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
@@ -12,13 +11,6 @@ from tests.conftest import client_for
 from tests.problems import NOT_FOUND, detail, field_errors, not_signed_in, problem
 from tests.scoring.helpers import card_json, count_queries, draft, submitted
 from tests.support.loops import Built
-
-
-@pytest.fixture
-def panel(panel_built_once: Built, db: None) -> Built:
-    """The panel loop (tests/scoring/conftest.py), built once for the module; each test
-    reads it again in a savepoint of its own (tests/support/shared_db.py)."""
-    return panel_built_once.fresh()
 
 
 def page_of(*cards) -> dict:  # type: ignore[no-untyped-def]
