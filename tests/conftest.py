@@ -53,7 +53,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def shares_module_fixture(item: pytest.Function) -> bool:
     """Whether the test uses a module- or class-scoped fixture of ours (a world built once,
-    tests/support/shared_db.py; Chromium): plugins' own (baseid "") do not count."""
+    tests/support/shared_db.py; Chromium): plugins' own (baseid "") do not count. pytest
+    has no public way to read a test's fixture definitions: `_fixtureinfo` it is."""
     return any(
         definitions[-1].scope in ("module", "class") and definitions[-1].baseid
         for definitions in item._fixtureinfo.name2fixturedefs.values()

@@ -41,9 +41,10 @@ def world(world_built_once: World, db: None) -> World:
     return read_again(world_built_once)
 
 
-def world_per_test() -> World:
-    """The world built for one test: for transactional tests, which commit, and tests that
-    read whole tables."""
+@pytest.fixture
+def world_per_test(db: None) -> World:
+    """The world built for one test, for a module that overrides `world` with it: its
+    tests commit (transactional), or read whole tables."""
     return make_world()
 
 

@@ -12,7 +12,6 @@ from core.api.exceptions import ApplicationError
 from interviews import services
 from interviews.models import Panelist
 from tests.conftest import at_once, need
-from tests.interviews.conftest import world_per_test
 from tests.support.loops import World
 
 START = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
@@ -20,9 +19,9 @@ END = START + timedelta(minutes=45)
 
 
 @pytest.fixture
-def world(db: None) -> World:
+def world(world_per_test: World) -> World:
     """Built for each test: these tests commit (tests/interviews/conftest.py)."""
-    return world_per_test()
+    return world_per_test
 
 
 @pytest.mark.postgres

@@ -9,7 +9,6 @@ from interviews import services
 from interviews.models import Interview, InterviewQuestion, Loop
 from kit.models import Competency, Level, QuestionVersion
 from kit.services import SlotData, loop_template_save
-from tests.interviews.conftest import world_per_test
 from tests.interviews.helpers import snapshot
 from tests.support.factories import RoleFactory, level, make_question
 from tests.support.loops import EMAIL, PHONE, World, bulk_bank
@@ -17,9 +16,9 @@ from tests.support.marks import slow_except
 
 
 @pytest.fixture
-def world(db: None) -> World:
+def world(world_per_test: World) -> World:
     """Built for each test: other tests here make the same competencies themselves."""
-    return world_per_test()
+    return world_per_test
 
 
 def covers(question, lvl: Level) -> bool:  # type: ignore[no-untyped-def]

@@ -27,7 +27,6 @@ from interviews.models import Candidate, Interview
 from kit import services as kit_services
 from kit.models import Competency, Level, LoopSlot, LoopTemplate, Question, Role
 from tests.conftest import client_for
-from tests.interviews.conftest import world_per_test
 from tests.interviews.helpers import snapshot
 from tests.kit.bank import run
 from tests.kit.bank import snapshot as bank_snapshot
@@ -37,9 +36,9 @@ from tests.support.loops import World
 
 
 @pytest.fixture
-def world(db: None) -> World:
+def world(world_per_test: World) -> World:
     """Built for each test: these tests read whole tables (Candidate.objects.get())."""
-    return world_per_test()
+    return world_per_test
 
 
 def refusal(what: str, code: int, position: int) -> str:

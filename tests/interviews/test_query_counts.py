@@ -59,7 +59,7 @@ def busy_built_once(
 
 
 @pytest.fixture
-def busy(busy_built_once: list[Loop], world: World) -> list[Loop]:
+def busy(busy_built_once: list[Loop], db: None) -> list[Loop]:
     """The module's busy loops, read again in the test's savepoint."""
     return list(Loop.objects.filter(pk__in=[loop.pk for loop in busy_built_once]).order_by("pk"))
 

@@ -14,15 +14,14 @@ from interviews.models import InterviewQuestion
 from scoring.models import QuestionRating, Scorecard
 from scoring.scorecards import services as scorecards
 from tests.conftest import need
-from tests.interviews.conftest import world_per_test
 from tests.interviews.test_swap import item, seated
 from tests.support.loops import World
 
 
 @pytest.fixture
-def world(db: None) -> World:
+def world(world_per_test: World) -> World:
     """Built for each test: these tests commit (tests/interviews/conftest.py)."""
-    return world_per_test()
+    return world_per_test
 
 
 @pytest.mark.postgres

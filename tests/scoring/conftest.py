@@ -9,7 +9,7 @@ Olga is an interviewer on no interview of the loop; Leo a calibration lead, also
 
 `panel` is the panel built once for the module (`panel_built_once`), read again in each
 test's savepoint (tests/support/shared_db.py). A module of transactional tests (the
-`*_races.py` modules) builds its own per test instead (`build_panel`).
+`*_races.py` modules) builds its own per test instead (`panel_per_test`).
 """
 
 from collections.abc import Iterator
@@ -49,6 +49,15 @@ def panel_built_once(django_db_setup: None, django_db_blocker: DjangoDbBlocker) 
     with rolled_back(django_db_blocker):
         make_personas(*PANEL_PERSONAS)
         yield build_panel(*(persona_user(name) for name in PANEL_PERSONAS))
+
+
+@pytest.fixture
+def panel_per_test(
+    recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
+) -> Built:
+    """The panel built for one test, for a module that overrides `panel` with it: its
+    tests commit (transactional), or build loops of their own beside it."""
+    return build_panel(recruiter, interviewer, other_interviewer, pia, sam)
 
 
 @pytest.fixture

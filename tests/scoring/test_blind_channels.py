@@ -38,23 +38,19 @@ from scoring.scorecards import selectors, services
 from tests.conftest import client_for
 from tests.problems import field_errors, problem
 from tests.scoring.blind_reads import another_loop, card
-from tests.scoring.conftest import build_panel
 from tests.scoring.helpers import draft, form_data, payload, state, submitted
 from tests.support.loops import Built, Seat, build_loop
-
-
-@pytest.fixture
-def panel(
-    recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
-) -> Built:
-    """Built for each test: other tests here build loops of their own beside it."""
-    return build_panel(recruiter, interviewer, other_interviewer, pia, sam)
-
 
 LATEST = "/api/v1/calibration/latest/"
 AFTER_READING = "after reading the panel&#x27;s feedback</span>"
 AFTER_READING_RAW = "after reading the panel's feedback</span>"
 REASON = "Re-read my notes after the interview"
+
+
+@pytest.fixture
+def panel(panel_per_test: Built) -> Built:
+    """Built for each test: other tests here build loops of their own beside it."""
+    return panel_per_test
 
 
 def test_an_unknown_status_filter_is_a_clear_400(interviewer: User) -> None:

@@ -10,16 +10,13 @@ from django.test.utils import CaptureQueriesContext
 from interviews.models import Interview
 from scoring.models import Scorecard
 from scoring.scorecards import queries, services
-from tests.scoring.conftest import build_panel
 from tests.support.loops import Built
 
 
 @pytest.fixture
-def panel(
-    recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
-) -> Built:
+def panel(panel_per_test: Built) -> Built:
     """Built for each test: these tests commit (tests/scoring/conftest.py)."""
-    return build_panel(recruiter, interviewer, other_interviewer, pia, sam)
+    return panel_per_test
 
 
 def test_it_locks_the_card_row_only_on_postgresql(first: Interview, interviewer: User) -> None:

@@ -13,17 +13,14 @@ from scoring.calibration import services as calibration_services
 from scoring.models import Scorecard
 from scoring.scorecards import services
 from tests.conftest import at_once, need
-from tests.scoring.conftest import build_panel
 from tests.scoring.helpers import draft
 from tests.support.loops import Built
 
 
 @pytest.fixture
-def panel(
-    recruiter: User, interviewer: User, other_interviewer: User, pia: User, sam: User
-) -> Built:
+def panel(panel_per_test: Built) -> Built:
     """Built for each test: these tests commit (tests/scoring/conftest.py)."""
-    return build_panel(recruiter, interviewer, other_interviewer, pia, sam)
+    return panel_per_test
 
 
 @pytest.mark.postgres
