@@ -1,19 +1,34 @@
 """Insert many rows fast: COPY on PostgreSQL, batched INSERTs elsewhere."""
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
 from django.db import connection, models
+from django.db.models import JSONField
 from psycopg.types.json import Jsonb
 
 BATCH = 5000
 
 
-def _adapt(value: Any) -> Any:
-    # Lists and dicts go to JSON columns here; unwrapped, psycopg would send them
-    # as PostgreSQL arrays ("{}"), which jsonb reads as an empty object.
-    return Jsonb(value) if isinstance(value, list | dict) else value
+def _adapter(model: type[models.Model], fields: Sequence[str]) -> Callable[[tuple[Any, ...]], Any]:
+    """What a row needs before COPY: its JSON columns' values wrapped (unwrapped, psycopg
+    would send a list as a PostgreSQL array, "{}", which jsonb reads as an empty object);
+    a table without one (the ratings) takes its rows as they are."""
+    json_at = [
+        n for n, name in enumerate(fields) if isinstance(model._meta.get_field(name), JSONField)
+    ]
+    if not json_at:
+        return lambda row: row
+
+    def adapt(row: tuple[Any, ...]) -> tuple[Any, ...]:
+        values = list(row)
+        for n in json_at:
+            if isinstance(values[n], list | dict):
+                values[n] = Jsonb(values[n])
+        return tuple(values)
+
+    return adapt
 
 
 def _column(model: type[models.Model], name: str) -> str:
@@ -83,8 +98,9 @@ def _write(
         connection.cursor() as cursor,
         cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as pipe,
     ):
+        adapt = _adapter(model, fields)
         for row in rows:
-            pipe.write_row(tuple(_adapt(value) for value in row))
+            pipe.write_row(adapt(row))
             written += 1
     return written
 
