@@ -11,7 +11,10 @@ from psycopg.types.json import Jsonb
 BATCH = 5000
 
 
-def _adapter(model: type[models.Model], fields: Sequence[str]) -> Callable[[tuple[Any, ...]], Any]:
+Row = tuple[Any, ...]
+
+
+def _adapter(model: type[models.Model], fields: Sequence[str]) -> Callable[[Row], Row]:
     """What a row needs before COPY: its JSON columns' values wrapped (unwrapped, psycopg
     would send a list as a PostgreSQL array, "{}", which jsonb reads as an empty object);
     a table without one (the ratings) takes its rows as they are."""
@@ -21,7 +24,7 @@ def _adapter(model: type[models.Model], fields: Sequence[str]) -> Callable[[tupl
     if not json_at:
         return lambda row: row
 
-    def adapt(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    def adapt(row: Row) -> Row:
         values = list(row)
         for n in json_at:
             if isinstance(values[n], list | dict):
@@ -39,16 +42,14 @@ def _column(model: type[models.Model], name: str) -> str:
     return field.column
 
 
-def insert(
-    model: type[models.Model], fields: Sequence[str], rows: Sequence[tuple[Any, ...]]
-) -> list[int]:
+def insert(model: type[models.Model], fields: Sequence[str], rows: Sequence[Row]) -> list[int]:
     """Insert `rows` (values in `fields` order) and return their new ids, in order."""
     ids: list[int] = []
     _write(model, fields, rows, ids=ids, count=len(rows))
     return ids
 
 
-def copy(model: type[models.Model], fields: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> int:
+def copy(model: type[models.Model], fields: Sequence[str], rows: Iterable[Row]) -> int:
     """Stream rows into the table (values in `fields` order); return how many."""
     return _write(model, fields, rows)
 
@@ -56,7 +57,7 @@ def copy(model: type[models.Model], fields: Sequence[str], rows: Iterable[tuple[
 def _write(
     model: type[models.Model],
     fields: Sequence[str],
-    rows: Iterable[tuple[Any, ...]],
+    rows: Iterable[Row],
     *,
     ids: list[int] | None = None,
     count: int = 0,
@@ -105,7 +106,7 @@ def _write(
     return written
 
 
-def _batches(rows: Iterable[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:
+def _batches(rows: Iterable[Row]) -> Iterator[list[Row]]:
     it = iter(rows)
     while batch := list(islice(it, BATCH)):
         yield batch
